@@ -1,0 +1,42 @@
+/** Assets: files a caller uploaded, or outputs of its runs. Bytes live in the blob store under their SHA-256. */
+import type { MediaInputType } from './app-version.js';
+
+export type MediaKind = 'image' | 'video' | 'audio';
+
+export interface Asset {
+  readonly id: string;
+  readonly accountId: string;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly size: number;
+  /** Hex SHA-256 of the bytes; the blob store key. */
+  readonly sha256: string;
+  readonly createdAt: Date;
+}
+
+/** The media kind of a content type, or null when it is not image, video or audio. */
+export function mediaKindOf(contentType: string): MediaKind | null {
+  const top = contentType.split('/')[0]?.toLowerCase();
+  return top === 'image' || top === 'video' || top === 'audio' ? top : null;
+}
+
+export function mediaKindForInput(type: MediaInputType): MediaKind {
+  return type === 'IMAGE' ? 'image' : type === 'VIDEO' ? 'video' : 'audio';
+}
+
+const MAX_FILENAME_LENGTH = 200;
+
+/**
+ * Reduces a client-supplied filename to a safe base name: no directories, no control
+ * characters, no leading dots; never empty.
+ */
+export function sanitizeFilename(raw: string | null | undefined): string {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = base
+    .normalize('NFC')
+    .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '_')
+    .replace(/^[.\s]+/, '')
+    .trim()
+    .slice(0, MAX_FILENAME_LENGTH);
+  return cleaned.length > 0 ? cleaned : 'upload';
+}

@@ -1,0 +1,75 @@
+/**
+ * Checks a caller's `inputs` map against an app version's typed inputs (CONTRACT 3).
+ * Media inputs are only checked for shape here; ownership and kind need the asset store.
+ * @module
+ */
+import { isMediaInputType, type InputSpec } from './app-version.js';
+import type { ErrorDetail } from './errors.js';
+import type { RunInputs } from './run.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function checkNumber(spec: InputSpec, value: unknown): string | null {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${describe(value)}`;
+  if (spec.type === 'INT' && !Number.isSafeInteger(value)) return 'expected a whole number within ±2^53';
+  if (spec.min !== undefined && value < spec.min) return `must be at least ${spec.min}`;
+  if (spec.max !== undefined && value > spec.max) return `must be at most ${spec.max}`;
+  return null;
+}
+
+/** The reason a value does not fit its input, or null when it fits. */
+export function checkValue(spec: InputSpec, value: unknown): string | null {
+  switch (spec.type) {
+    case 'STRING':
+      return typeof value === 'string' ? null : `expected a string, got ${describe(value)}`;
+    case 'INT':
+    case 'FLOAT':
+      return checkNumber(spec, value);
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? null : `expected a boolean, got ${describe(value)}`;
+    case 'COMBO':
+      if (typeof value !== 'string' && typeof value !== 'number') return `expected one of the options, got ${describe(value)}`;
+      if (spec.options && spec.options.length > 0 && !spec.options.includes(value)) {
+        return `must be one of: ${spec.options.slice(0, 20).join(', ')}${spec.options.length > 20 ? ', …' : ''}`;
+      }
+      return null;
+    default:
+      if (isMediaInputType(spec.type)) {
+        return isUuid(value) ? null : `expected the asset_id (UUID) of an uploaded ${spec.type.toLowerCase()} file`;
+      }
+      return `unsupported input type ${spec.type}`;
+  }
+}
+
+export interface InputCheck {
+  readonly values: RunInputs;
+  readonly problems: ErrorDetail[];
+}
+
+/** Validates every key of `inputs`; unknown keys and bad values are all reported. */
+export function checkInputs(specs: readonly InputSpec[], inputs: Record<string, unknown>): InputCheck {
+  const byKey = new Map(specs.map((s) => [s.key, s]));
+  const values: Record<string, string | number | boolean> = {};
+  const problems: ErrorDetail[] = [];
+  for (const [key, value] of Object.entries(inputs)) {
+    const spec = byKey.get(key);
+    if (!spec) {
+      problems.push({ key, reason: key.includes(':') ? 'unknown input for this app version' : 'keys have the form <nodeId>:<widgetName>' });
+      continue;
+    }
+    const reason = checkValue(spec, value);
+    if (reason) problems.push({ key, reason });
+    else values[key] = value as string | number | boolean;
+  }
+  return { values, problems };
+}

@@ -1,0 +1,84 @@
+/**
+ * Limit configuration (SPEC 8.2, 8.3; CONTRACT 6) and the fixed windows derived from it.
+ * @module
+ */
+import { TIERS, type Tier } from './tier.js';
+
+export interface TierLimits {
+  readonly runs_per_minute: number;
+  readonly runs_per_hour: number;
+  readonly gpu_seconds_per_month: number;
+}
+
+export interface LimitsConfig {
+  readonly general_per_minute: number;
+  readonly auth_failures_per_minute: number;
+  readonly max_queue_seconds: number;
+  readonly max_run_seconds: number;
+  readonly tiers: Readonly<Record<Tier, TierLimits>>;
+}
+
+export const DEFAULT_LIMITS: LimitsConfig = {
+  general_per_minute: 120,
+  auth_failures_per_minute: 30,
+  max_queue_seconds: 3600,
+  max_run_seconds: 1800,
+  tiers: {
+    starter: { runs_per_minute: 10, runs_per_hour: 100, gpu_seconds_per_month: 3600 },
+    plus: { runs_per_minute: 20, runs_per_hour: 200, gpu_seconds_per_month: 18000 },
+    max: { runs_per_minute: 30, runs_per_hour: 300, gpu_seconds_per_month: 36000 },
+    ultra: { runs_per_minute: 90, runs_per_hour: 900, gpu_seconds_per_month: 108000 },
+  },
+};
+
+/** Overlays a partial limits object (a limits file) on the defaults; every field left out keeps its default. */
+export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMITS): LimitsConfig {
+  if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
+    throw new TypeError('The limits file must hold a JSON object');
+  }
+  const p = partial as Record<string, unknown>;
+  const num = (name: string, fallback: number): number => {
+    const v = p[name];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`limits: ${name} must be a non-negative number`);
+    return v;
+  };
+  const tiersIn = (p['tiers'] ?? {}) as Record<string, unknown>;
+  if (typeof tiersIn !== 'object' || tiersIn === null) throw new TypeError('limits: tiers must be an object');
+  const tiers = {} as Record<Tier, TierLimits>;
+  for (const tier of TIERS) {
+    const t = (tiersIn[tier] ?? {}) as Record<string, unknown>;
+    const baseTier = base.tiers[tier];
+    const field = (name: keyof TierLimits): number => {
+      const v = t[name];
+      if (v === undefined) return baseTier[name];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`limits: tiers.${tier}.${name} must be a non-negative number`);
+      return v;
+    };
+    tiers[tier] = { runs_per_minute: field('runs_per_minute'), runs_per_hour: field('runs_per_hour'), gpu_seconds_per_month: field('gpu_seconds_per_month') };
+  }
+  return {
+    general_per_minute: num('general_per_minute', base.general_per_minute),
+    auth_failures_per_minute: num('auth_failures_per_minute', base.auth_failures_per_minute),
+    max_queue_seconds: num('max_queue_seconds', base.max_queue_seconds),
+    max_run_seconds: num('max_run_seconds', base.max_run_seconds),
+    tiers,
+  };
+}
+
+export type WindowPeriod = 'minute' | 'hour';
+
+export const PERIOD_MS: Record<WindowPeriod, number> = { minute: 60_000, hour: 3_600_000 };
+
+/** Start of the fixed window that contains `nowMs`, aligned to the clock's minute or hour. */
+export function windowStart(period: WindowPeriod, nowMs: number): number {
+  const size = PERIOD_MS[period];
+  return Math.floor(nowMs / size) * size;
+}
+
+/** Start of the calendar month (UTC) containing `at`, and the start of the next one. */
+export function monthBounds(at: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+  return { start, end };
+}

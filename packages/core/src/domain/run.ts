@@ -1,0 +1,98 @@
+/**
+ * Runs and their state machine:
+ * queued → running → succeeded | failed; queued → expired; queued → canceled;
+ * running → canceling → canceled (or succeeded/failed if it finished first).
+ * A status never moves backwards.
+ * @module
+ */
+import type { Workflow } from './app-version.js';
+import { CoreError } from './errors.js';
+
+export const RUN_STATUSES = ['queued', 'running', 'canceling', 'succeeded', 'failed', 'canceled', 'expired'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'expired'];
+
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
+  queued: ['running', 'canceled', 'expired', 'failed'],
+  running: ['canceling', 'succeeded', 'failed'],
+  canceling: ['canceled', 'succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+  canceled: [],
+  expired: [],
+};
+
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+export function assertTransition(from: RunStatus, to: RunStatus): void {
+  if (!canTransition(from, to)) {
+    throw new CoreError('INVALID_TRANSITION', `A run cannot move from ${from} to ${to}`);
+  }
+}
+
+export type RunErrorCode = 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'RUN_TIMEOUT' | 'BACKEND_LOST';
+
+export interface RunError {
+  readonly code: RunErrorCode;
+  readonly message: string;
+  readonly nodeId: string | null;
+  readonly nodeType: string | null;
+  readonly details?: unknown;
+}
+
+export interface RunProgress {
+  readonly value: number;
+  readonly max: number;
+  readonly nodeId: string | null;
+}
+
+export interface RunOutput {
+  readonly assetId: string;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly size: number;
+  readonly nodeId: string;
+}
+
+export interface RunMetrics {
+  readonly queueMs: number | null;
+  readonly runMs: number | null;
+  readonly gpuSeconds: number | null;
+}
+
+/** Input values as the caller sent them (after validation); media values are asset ids. */
+export type RunInputs = Record<string, string | number | boolean>;
+
+export interface Run {
+  readonly id: string;
+  readonly accountId: string;
+  readonly appVersionId: string;
+  readonly status: RunStatus;
+  readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  /** The caller's inputs (validated). */
+  readonly inputs: RunInputs;
+  /** The run's own copy of the app version's workflow, so a deleted app still finishes. */
+  readonly workflow: Workflow;
+  readonly progress: RunProgress | null;
+  readonly outputs: readonly RunOutput[];
+  readonly error: RunError | null;
+  readonly metrics: RunMetrics;
+  /** Which backend holds the run once dispatched (null while waiting). */
+  readonly backendId: string | null;
+  /** Dispatcher lease: who claimed the run and until when. */
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: Date | null;
+  /** Set when a cancel was asked for; the dispatcher acts on it. */
+  readonly cancelRequested: boolean;
+}
+
+export const EMPTY_METRICS: RunMetrics = { queueMs: null, runMs: null, gpuSeconds: null };

@@ -1,0 +1,53 @@
+/**
+ * Fixed-window counters (CONTRACT 6). Windows are aligned to the limiter's own clock's
+ * minute or hour (on Redis, the Redis server's clock).
+ * @module
+ */
+import type { WindowPeriod } from '../domain/limits.js';
+
+export interface WindowSpec {
+  /** What the window counts, e.g. `general`, `run-minute`, `run-hour`, `auth-failures`. */
+  readonly name: string;
+  /** Whose window it is: an account id or a client address. */
+  readonly subject: string;
+  readonly period: WindowPeriod;
+  readonly limit: number;
+}
+
+export interface WindowState {
+  readonly name: string;
+  readonly subject: string;
+  readonly period: WindowPeriod;
+  readonly limit: number;
+  /** Remaining after this call (0 when this window refused it). */
+  readonly remaining: number;
+  /** Epoch ms at which the counted window started; identifies it for a refund. */
+  readonly windowStartMs: number;
+  /** Unix timestamp (seconds) at which the window ends. */
+  readonly resetAt: number;
+  /** True when this window alone would refuse the request. */
+  readonly exhausted: boolean;
+}
+
+export interface LimitDecision {
+  /** True when every window had room (and, for `consume`, all were counted). */
+  readonly allowed: boolean;
+  /** One state per requested window, in the order requested. */
+  readonly windows: readonly WindowState[];
+  /** Whole seconds until the refusing windows reset (at least 1); 0 when allowed. */
+  readonly retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  /**
+   * Atomically counts one request in every window: all have room and all are counted, or
+   * none is counted. Exact under any concurrency.
+   */
+  consume(windows: readonly WindowSpec[]): Promise<LimitDecision>;
+  /** The same decision without counting anything. */
+  peek(windows: readonly WindowSpec[]): Promise<LimitDecision>;
+  /** Gives back what a successful `consume` counted, to the same windows (no-op once a window has passed). */
+  refund(decision: LimitDecision): Promise<void>;
+}
+
+export const RATE_LIMITER = Symbol.for('runload.core.RateLimiter');
