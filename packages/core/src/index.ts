@@ -31,3 +31,22 @@ export * from './ports/work-signal.js';
 
 export * from './system/system-clock.js';
 export * from './system/random-ids.js';
+
+export * from './domain/run-request.js';
+export * from './use-cases/principal.js';
+export * from './use-cases/authenticate.js';
+export * from './use-cases/consume-general-limit.js';
+export * from './use-cases/run-admission.js';
+export * from './use-cases/create-run.js';
+export * from './use-cases/get-run.js';
+export * from './use-cases/list-runs.js';
+export * from './use-cases/cancel-run.js';
+export * from './use-cases/upload-asset.js';
+export * from './use-cases/get-asset.js';
+export * from './use-cases/describe-app-version.js';
+export * from './use-cases/get-account-overview.js';
+export * from './use-cases/require-live-app-version.js';
+export * from './use-cases/admin/manage-accounts.js';
+export * from './use-cases/admin/manage-api-keys.js';
+export * from './use-cases/admin/manage-apps.js';
+export * from './use-cases/runload-api.js';

@@ -38,6 +38,8 @@ export type CoreErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   /** An uploaded file is not image, video or audio by its bytes, or is empty. */
   | 'UNSUPPORTED_MEDIA_TYPE'
+  /** A byte range that starts past the end of the file. */
+  | 'RANGE_NOT_SATISFIABLE'
   /** A workflow file cannot be published (UI format, not an object, no nodes). */
   | 'INVALID_WORKFLOW'
   /** A state change that the run's current status does not allow. */

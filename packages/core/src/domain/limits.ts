@@ -82,3 +82,14 @@ export function monthBounds(at: Date): { start: Date; end: Date } {
   const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
   return { start, end };
 }
+
+/** DI token for the process's `LimitsConfig`. */
+export const LIMITS_CONFIG = Symbol.for('runload.core.LimitsConfig');
+
+/** Names of the windows the core counts. */
+export const WINDOW = {
+  general: 'general',
+  runMinute: 'run-minute',
+  runHour: 'run-hour',
+  authFailures: 'auth-failures',
+} as const;

@@ -1,7 +1,8 @@
 /**
  * Runs and their state machine:
  * queued → running → succeeded | failed; queued → expired; queued → canceled;
- * running → canceling → canceled (or succeeded/failed if it finished first).
+ * running → canceling → canceled (or succeeded/failed if it finished first); a queued run that
+ * already sits in a backend's queue goes queued → canceling → canceled.
  * A status never moves backwards.
  * @module
  */
@@ -18,7 +19,7 @@ export function isTerminal(status: RunStatus): boolean {
 }
 
 const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
-  queued: ['running', 'canceled', 'expired', 'failed'],
+  queued: ['running', 'canceling', 'canceled', 'expired', 'failed'],
   running: ['canceling', 'succeeded', 'failed'],
   canceling: ['canceled', 'succeeded', 'failed'],
   succeeded: [],

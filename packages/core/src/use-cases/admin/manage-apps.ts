@@ -1,0 +1,58 @@
+/** Operator commands on apps: publish a workflow as a new immutable version, delete, list. */
+import type { AppVersion } from '../../domain/app-version.js';
+import { CoreError } from '../../domain/errors.js';
+import { deriveInputs, parseWorkflow } from '../../domain/workflow.js';
+import type { AppVersionRepository } from '../../ports/app-version-repository.js';
+import type { Clock } from '../../ports/clock.js';
+import type { IdGenerator } from '../../ports/id-generator.js';
+import type { NodeCatalog } from '../../ports/node-catalog.js';
+
+export interface PublishCommand {
+  readonly name: string;
+  /** The parsed workflow file. */
+  readonly workflow: unknown;
+  /** Add a version to this app; a new app when absent. */
+  readonly appId?: string;
+  /** Only these input keys are exposed; all literal widget values when absent. */
+  readonly expose?: readonly string[];
+}
+
+export class ManageApps {
+  constructor(
+    private readonly versions: AppVersionRepository,
+    private readonly catalog: NodeCatalog,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** @throws CoreError INVALID_WORKFLOW, INVALID_REQUEST */
+  async publish(command: PublishCommand): Promise<AppVersion> {
+    if (command.name.trim().length === 0) throw new CoreError('INVALID_REQUEST', 'An app needs a non-empty --name');
+    const workflow = parseWorkflow(command.workflow);
+    const classTypes = [...new Set(Object.values(workflow).map((n) => n.class_type))];
+    const catalog = await this.catalog.describe(classTypes);
+    const inputs = deriveInputs(workflow, catalog, command.expose);
+    const version: AppVersion = {
+      id: this.ids.uuid(),
+      appId: command.appId ?? this.ids.uuid(),
+      name: command.name.trim(),
+      workflow,
+      inputs,
+      createdAt: this.clock.now(),
+      deletedAt: null,
+    };
+    await this.versions.create(version);
+    return version;
+  }
+
+  /** Marks the version deleted (never removed). @throws CoreError APP_VERSION_NOT_FOUND */
+  async delete(appVersionId: string): Promise<AppVersion> {
+    const version = await this.versions.markDeleted(appVersionId, this.clock.now());
+    if (!version) throw new CoreError('APP_VERSION_NOT_FOUND', `App version ${appVersionId} not found`);
+    return version;
+  }
+
+  list(): Promise<AppVersion[]> {
+    return this.versions.list();
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Turns a presented API key into a Principal. Every failure counts in the client address's
+ * failed-authentication window, so keys cannot be guessed at speed.
+ * @module
+ */
+import { parseApiKey, secretMatches } from '../domain/api-key.js';
+import { CoreError, type CoreErrorCode } from '../domain/errors.js';
+import { WINDOW, type LimitsConfig } from '../domain/limits.js';
+import type { AccountRepository } from '../ports/account-repository.js';
+import type { ApiKeyRepository } from '../ports/api-key-repository.js';
+import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';
+import type { Principal } from './principal.js';
+
+export class Authenticate {
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly accounts: AccountRepository,
+    private readonly limiter: RateLimiter,
+    private readonly limits: LimitsConfig,
+  ) {}
+
+  /**
+   * @param presentedKey the Bearer token, or null when none was sent
+   * @param clientAddress the caller's address, for the failed-authentication window
+   * @throws CoreError MISSING_API_KEY, INVALID_API_KEY, ACCOUNT_SUSPENDED, or RATE_LIMITED when
+   *   this address failed too often; auth errors carry the address window in `windows`.
+   */
+  async execute(presentedKey: string | null, clientAddress: string): Promise<Principal> {
+    if (presentedKey === null || presentedKey === '') {
+      return this.fail(clientAddress, 'MISSING_API_KEY', 'Missing API key');
+    }
+    const parsed = parseApiKey(presentedKey);
+    const key = parsed ? await this.keys.findByPrefix(parsed.prefix) : null;
+    if (!parsed || !key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) {
+      return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
+    }
+    const account = await this.accounts.get(key.accountId);
+    if (!account) return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
+    if (account.status === 'suspended') {
+      throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended');
+    }
+    return { account, keyId: key.id };
+  }
+
+  private async fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {
+    const window: WindowSpec = {
+      name: WINDOW.authFailures,
+      subject: clientAddress,
+      period: 'minute',
+      limit: this.limits.auth_failures_per_minute,
+    };
+    const decision = await this.limiter.consume([window]);
+    if (!decision.allowed) {
+      throw new CoreError('RATE_LIMITED', 'Too many failed authentication attempts from this address', {
+        retryAfterSeconds: decision.retryAfterSeconds,
+        windows: decision.windows,
+      });
+    }
+    throw new CoreError(code, message, { windows: decision.windows });
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Queues a run of a published app version (SPEC 4.1, CONTRACT 3 and 5). Order of checks:
+ * the body, the app version, the inputs, backend reachability, then the run limits and the
+ * GPU quota, then the run is written. A run that is not written consumes no run budget.
+ * @module
+ */
+import { CoreError } from '../domain/errors.js';
+import { checkInputs } from '../domain/input-validation.js';
+import { EMPTY_METRICS, type Run } from '../domain/run.js';
+import { parseRunRequest } from '../domain/run-request.js';
+import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import type { AssetRepository } from '../ports/asset-repository.js';
+import type { Clock } from '../ports/clock.js';
+import type { Executor } from '../ports/executor.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import type { RunRepository } from '../ports/run-repository.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+import { checkMediaInputs } from './check-media-inputs.js';
+import type { Principal } from './principal.js';
+import { requireLiveAppVersion } from './require-live-app-version.js';
+import type { RunAdmission, RunLimitsView } from './run-admission.js';
+
+export interface CreateRunCommand {
+  readonly principal: Principal;
+  /** From the path (`POST /apps/{id}`), or null when the body carries it (`POST /runs`). */
+  readonly appVersionId: string | null;
+  /** The parsed JSON body. */
+  readonly body: unknown;
+}
+
+export interface CreateRunResult extends RunLimitsView {
+  readonly run: Run;
+}
+
+/** Seconds a client should wait before retrying when no backend is reachable. */
+export const BACKEND_RETRY_AFTER_SECONDS = 5;
+
+export class CreateRun {
+  constructor(
+    private readonly appVersions: AppVersionRepository,
+    private readonly assets: AssetRepository,
+    private readonly runs: RunRepository,
+    private readonly executor: Executor,
+    private readonly admission: RunAdmission,
+    private readonly signal: WorkSignal,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** @throws CoreError INVALID_REQUEST, APP_VERSION_NOT_FOUND, APP_DELETED, INVALID_INPUT, SERVICE_UNAVAILABLE, GPU_QUOTA_EXCEEDED, RATE_LIMITED */
+  async execute(command: CreateRunCommand): Promise<CreateRunResult> {
+    const request = parseRunRequest(command.body, command.appVersionId === null);
+    const appVersionId = command.appVersionId ?? (request.appVersionId as string);
+    const version = await requireLiveAppVersion(this.appVersions, appVersionId);
+
+    const { account } = command.principal;
+    const { values, problems } = checkInputs(version.inputs, request.inputs);
+    problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values)));
+    if (problems.length > 0) {
+      throw new CoreError('INVALID_INPUT', `${problems.length} input(s) do not fit app version ${version.id}`, { details: problems });
+    }
+
+    const health = await this.executor.health();
+    if (!health.available) {
+      throw new CoreError('SERVICE_UNAVAILABLE', 'The execution backend is unreachable; try again shortly', {
+        retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS,
+      });
+    }
+
+    const admitted = await this.admission.admit(account);
+    const run: Run = {
+      id: this.ids.uuid(),
+      accountId: account.id,
+      appVersionId: version.id,
+      status: 'queued',
+      createdAt: this.clock.now(),
+      startedAt: null,
+      finishedAt: null,
+      inputs: values,
+      workflow: version.workflow,
+      progress: null,
+      outputs: [],
+      error: null,
+      metrics: EMPTY_METRICS,
+      backendId: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      cancelRequested: false,
+    };
+    try {
+      await this.runs.create(run);
+    } catch (error) {
+      // The run was not written, so it must cost nothing; the write error is what the caller sees.
+      try {
+        await this.admission.refund(admitted);
+      } finally {
+        throw error;
+      }
+    }
+    this.signal.notify('run-queued');
+    return { run, windows: admitted.windows, quota: admitted.quota };
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The public API of runload as use cases, wired from ports. The HTTP adapter serves it; an
+ * embedding service can call it directly.
+ * @module
+ */
+import type { LimitsConfig } from '../domain/limits.js';
+import type { AccountRepository } from '../ports/account-repository.js';
+import type { ApiKeyRepository } from '../ports/api-key-repository.js';
+import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import type { AssetRepository } from '../ports/asset-repository.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { Executor } from '../ports/executor.js';
+import type { GpuLedger } from '../ports/gpu-ledger.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import type { MediaTypeDetector } from '../ports/media-type-detector.js';
+import type { NodeCatalog } from '../ports/node-catalog.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { RunRepository } from '../ports/run-repository.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+import { ManageAccounts } from './admin/manage-accounts.js';
+import { ManageApiKeys } from './admin/manage-api-keys.js';
+import { ManageApps } from './admin/manage-apps.js';
+import { Authenticate } from './authenticate.js';
+import { CancelRun } from './cancel-run.js';
+import { ConsumeGeneralLimit } from './consume-general-limit.js';
+import { CreateRun } from './create-run.js';
+import { DescribeAppVersion } from './describe-app-version.js';
+import { GetAccountOverview } from './get-account-overview.js';
+import { GetAsset } from './get-asset.js';
+import { GetRun } from './get-run.js';
+import { ListRuns } from './list-runs.js';
+import { RunAdmission } from './run-admission.js';
+import { UploadAsset } from './upload-asset.js';
+
+/** Every port the use cases need. */
+export interface RunloadPorts {
+  readonly accounts: AccountRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly appVersions: AppVersionRepository;
+  readonly assets: AssetRepository;
+  readonly runs: RunRepository;
+  readonly blobs: BlobStore;
+  readonly mediaTypes: MediaTypeDetector;
+  readonly limiter: RateLimiter;
+  readonly gpuLedger: GpuLedger;
+  readonly executor: Executor;
+  readonly nodeCatalog: NodeCatalog;
+  readonly workSignal: WorkSignal;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+}
+
+export interface RunloadApi {
+  readonly limits: LimitsConfig;
+  readonly authenticate: Authenticate;
+  readonly generalLimit: ConsumeGeneralLimit;
+  readonly runAdmission: RunAdmission;
+  readonly createRun: CreateRun;
+  readonly getRun: GetRun;
+  readonly listRuns: ListRuns;
+  readonly cancelRun: CancelRun;
+  readonly uploadAsset: UploadAsset;
+  readonly getAsset: GetAsset;
+  readonly describeAppVersion: DescribeAppVersion;
+  readonly accountOverview: GetAccountOverview;
+  readonly accounts: ManageAccounts;
+  readonly apiKeys: ManageApiKeys;
+  readonly apps: ManageApps;
+}
+
+export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
+
+export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): RunloadApi {
+  const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
+  return {
+    limits,
+    authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits),
+    generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
+    runAdmission,
+    createRun: new CreateRun(p.appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids),
+    getRun: new GetRun(p.runs),
+    listRuns: new ListRuns(p.runs),
+    cancelRun: new CancelRun(p.runs, p.workSignal, p.clock),
+    uploadAsset: new UploadAsset(p.blobs, p.mediaTypes, p.assets, p.clock, p.ids),
+    getAsset: new GetAsset(p.assets, p.blobs),
+    describeAppVersion: new DescribeAppVersion(p.appVersions),
+    accountOverview: new GetAccountOverview(runAdmission, limits),
+    accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
+    apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
+    apps: new ManageApps(p.appVersions, p.nodeCatalog, p.clock, p.ids),
+  };
+}
