@@ -1,0 +1,61 @@
+/**
+ * Every port in memory: for unit tests and for embedding runload without I/O.
+ * `createRunloadApi(createInMemoryPorts(), DEFAULT_LIMITS)` is a complete, working API.
+ * @module
+ */
+import type { Executor } from '../ports/executor.js';
+import type { NodeCatalog } from '../ports/node-catalog.js';
+import type { Clock } from '../ports/clock.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import { RandomIds } from '../system/random-ids.js';
+import { SystemClock } from '../system/system-clock.js';
+import type { RunloadPorts } from '../use-cases/runload-api.js';
+import { InMemoryAccountRepository } from './in-memory-account-repository.js';
+import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
+import { InMemoryAppVersionRepository } from './in-memory-app-version-repository.js';
+import { InMemoryAssetRepository } from './in-memory-asset-repository.js';
+import { InMemoryBlobStore } from './in-memory-blob-store.js';
+import { InMemoryExecutor } from './in-memory-executor.js';
+import { InMemoryGpuLedger } from './in-memory-gpu-ledger.js';
+import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
+import { InMemoryRunRepository } from './in-memory-run-repository.js';
+import { InMemoryWorkSignal } from './in-memory-work-signal.js';
+import { MagicBytesDetector } from './magic-bytes-detector.js';
+import { StaticNodeCatalog } from './static-node-catalog.js';
+
+export interface InMemoryPortsOptions {
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly executor?: Executor;
+  readonly nodeCatalog?: NodeCatalog;
+}
+
+/** Ports whose concrete in-memory types stay visible, so tests can reach into them. */
+export type InMemoryPorts = RunloadPorts & {
+  readonly accounts: InMemoryAccountRepository;
+  readonly runs: InMemoryRunRepository;
+  readonly assets: InMemoryAssetRepository;
+  readonly blobs: InMemoryBlobStore;
+  readonly gpuLedger: InMemoryGpuLedger;
+  readonly limiter: InMemoryRateLimiter;
+};
+
+export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
+  const clock = options.clock ?? new SystemClock();
+  return {
+    accounts: new InMemoryAccountRepository(),
+    apiKeys: new InMemoryApiKeyRepository(),
+    appVersions: new InMemoryAppVersionRepository(),
+    assets: new InMemoryAssetRepository(),
+    runs: new InMemoryRunRepository(),
+    blobs: new InMemoryBlobStore(),
+    mediaTypes: new MagicBytesDetector(),
+    limiter: new InMemoryRateLimiter(clock),
+    gpuLedger: new InMemoryGpuLedger(),
+    executor: options.executor ?? new InMemoryExecutor(),
+    nodeCatalog: options.nodeCatalog ?? new StaticNodeCatalog(),
+    workSignal: new InMemoryWorkSignal(),
+    clock,
+    ids: options.ids ?? new RandomIds(),
+  };
+}

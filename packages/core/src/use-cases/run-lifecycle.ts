@@ -1,0 +1,169 @@
+/**
+ * Every state change of a run after creation, with its metering: started, progress, finished
+ * (outputs stored as assets of the run's owner, GPU time charged), failed, canceled, expired,
+ * lost, re-queued. Each change is a compare-and-set on the status, so a status never moves
+ * backwards and repeating a step after a crash is harmless.
+ * @module
+ */
+import { mediaKindOf, sanitizeFilename, type Asset } from '../domain/asset.js';
+import { outputAssetId } from '../domain/output-asset-id.js';
+import type { Run, RunError, RunOutput, RunProgress, RunStatus } from '../domain/run.js';
+import type { AssetRepository } from '../ports/asset-repository.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { GpuLedger } from '../ports/gpu-ledger.js';
+import type { RunRepository } from '../ports/run-repository.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+
+/** Execution time as the backend measured it (epoch ms). */
+export interface ExecutionTiming {
+  readonly startedAtMs: number;
+  readonly finishedAtMs: number;
+}
+
+/** One output file to store, read from the backend. */
+export interface OutputFile {
+  readonly nodeId: string;
+  readonly filename: string;
+  readonly contentType: string;
+  open(): Promise<AsyncIterable<Uint8Array>>;
+}
+
+/** Outputs are files the backend made; this caps one file so a runaway node cannot fill the disk. */
+export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
+
+const ACTIVE: readonly RunStatus[] = ['queued', 'running', 'canceling'];
+
+export class RunLifecycle {
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly assets: AssetRepository,
+    private readonly blobs: BlobStore,
+    private readonly ledger: GpuLedger,
+    private readonly signal: WorkSignal,
+    private readonly clock: Clock,
+  ) {}
+
+  /** queued → running at the backend's execution start. */
+  async started(run: Run, startedAtMs: number): Promise<Run | null> {
+    const startedAt = new Date(startedAtMs);
+    return this.runs.update(
+      run.id,
+      { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAtMs - run.createdAt.getTime()) } },
+      { status: ['queued'] },
+    );
+  }
+
+  /** Progress of the node that is executing. */
+  async progress(run: Run, progress: RunProgress): Promise<Run | null> {
+    return this.runs.update(run.id, { progress }, { status: ['running', 'canceling'] });
+  }
+
+  /** Stores the outputs, charges the GPU time, then marks the run succeeded. */
+  async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
+    const outputs: RunOutput[] = [];
+    for (const [index, file] of files.entries()) outputs.push(await this.storeOutput(run, index, file));
+    return this.finish(run, 'succeeded', timing, { outputs, progress: null });
+  }
+
+  /** A backend-side failure (validation, node error, timeout). Charged when it ran. */
+  async failed(run: Run, error: RunError, timing: ExecutionTiming | null): Promise<Run | null> {
+    return this.finish(run, 'failed', timing, { error });
+  }
+
+  /** The run stopped on a cancel. Charged for the time it ran, if it ran. */
+  async canceled(run: Run, timing: ExecutionTiming | null): Promise<Run | null> {
+    return this.finish(run, 'canceled', timing, {});
+  }
+
+  /** The backend forgot a run that had started: failed with BACKEND_LOST, not charged. */
+  async lost(run: Run, message: string): Promise<Run | null> {
+    const error: RunError = { code: 'BACKEND_LOST', message, nodeId: null, nodeType: null };
+    return this.finish(run, 'failed', null, { error });
+  }
+
+  /** The backend went away before the run started: it waits for dispatch again, at no cost. */
+  async requeue(run: Run): Promise<Run | null> {
+    const updated = await this.runs.update(
+      run.id,
+      { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null },
+      { status: ['queued'] },
+    );
+    if (updated) this.signal.notify('run-requeued');
+    return updated;
+  }
+
+  /** Queued runs that never started within `maxQueueSeconds` become expired (not charged). */
+  async expireStale(maxQueueSeconds: number, limit = 100): Promise<number> {
+    const cutoff = new Date(this.clock.nowMs() - maxQueueSeconds * 1000);
+    let count = 0;
+    for (const run of await this.runs.listQueuedBefore(cutoff, limit)) {
+      if (run.backendId !== null) continue; // in a backend's queue: the dispatcher removes it first
+      if (await this.finish(run, 'expired', null, {})) count += 1;
+    }
+    return count;
+  }
+
+  private async finish(
+    run: Run,
+    status: 'succeeded' | 'failed' | 'canceled' | 'expired',
+    timing: ExecutionTiming | null,
+    patch: { outputs?: RunOutput[]; error?: RunError; progress?: null },
+  ): Promise<Run | null> {
+    const gpuSeconds = timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) / 1000 : null;
+    if (gpuSeconds !== null && gpuSeconds > 0) {
+      // Charged before the status changes: the ledger is idempotent per run, so a crash in between is repaired by doing it again.
+      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: this.clock.now() });
+    }
+    const startedAt = run.startedAt ?? (timing ? new Date(timing.startedAtMs) : null);
+    const finishedAt = this.clock.now();
+    const updated = await this.runs.update(
+      run.id,
+      {
+        ...patch,
+        status,
+        startedAt,
+        finishedAt,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        metrics: {
+          queueMs: run.metrics.queueMs ?? (startedAt ? Math.max(0, startedAt.getTime() - run.createdAt.getTime()) : null),
+          runMs: timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) : null,
+          gpuSeconds,
+        },
+      },
+      { status: ACTIVE },
+    );
+    if (updated) this.signal.notify('run-finished');
+    return updated;
+  }
+
+  private async storeOutput(run: Run, index: number, file: OutputFile): Promise<RunOutput> {
+    const id = outputAssetId(run.id, index);
+    const existing = await this.assets.get(id);
+    const asset = existing ?? (await this.writeAsset(run, id, file));
+    return { assetId: asset.id, filename: asset.filename, contentType: asset.contentType, size: asset.size, nodeId: file.nodeId };
+  }
+
+  private async writeAsset(run: Run, id: string, file: OutputFile): Promise<Asset> {
+    const staged = await this.blobs.stage(await file.open(), { maxBytes: MAX_OUTPUT_BYTES });
+    try {
+      await staged.commit();
+    } catch (error) {
+      await staged.discard();
+      throw error;
+    }
+    const contentType = mediaKindOf(file.contentType) ? file.contentType : 'application/octet-stream';
+    const asset: Asset = {
+      id,
+      accountId: run.accountId,
+      filename: sanitizeFilename(file.filename),
+      contentType,
+      size: staged.size,
+      sha256: staged.sha256,
+      createdAt: this.clock.now(),
+    };
+    await this.assets.create(asset);
+    return asset;
+  }
+}

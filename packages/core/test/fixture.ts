@@ -1,0 +1,37 @@
+/** A complete in-memory runload for use-case tests, with a fake clock and sequential ids. */
+import { createRunloadApi, DEFAULT_LIMITS, mergeLimits, type Executor, type LimitsConfig, type Principal, type Tier } from '@runload/core';
+import { createInMemoryPorts, FakeClock, SequentialIds } from '@runload/core/testing';
+
+/** 2026-03-10 12:00:00.000 UTC: the start of a minute and of an hour. */
+export const T0 = Date.UTC(2026, 2, 10, 12, 0, 0, 0);
+
+export const TINY_PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082',
+  'hex',
+);
+
+export const WORKFLOW = {
+  '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+  '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1.5 } },
+  '3': { class_type: 'CLIPTextEncode', inputs: { text: 'a lighthouse', clip: ['9', 1] } },
+  '4': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'out' } },
+};
+
+export async function* bytes(...chunks: Uint8Array[]): AsyncIterable<Uint8Array> {
+  for (const c of chunks) yield c;
+}
+
+export async function makeWorld(options: { limits?: unknown; executor?: Executor } = {}) {
+  const clock = new FakeClock(T0);
+  const ids = new SequentialIds();
+  const ports = createInMemoryPorts({ clock, ids, ...(options.executor ? { executor: options.executor } : {}) });
+  const limits: LimitsConfig = options.limits ? mergeLimits(options.limits) : DEFAULT_LIMITS;
+  const api = createRunloadApi(ports, limits);
+  const app = await api.apps.publish({ name: 'blur', workflow: WORKFLOW });
+  async function principal(tier: Tier = 'starter'): Promise<Principal & { apiKey: string }> {
+    const account = await api.accounts.create(`acct-${tier}`, tier);
+    const issued = await api.apiKeys.create(account.id);
+    return { account, keyId: issued.key.id, apiKey: issued.apiKey };
+  }
+  return { clock, ids, ports, api, app, principal, limits };
+}

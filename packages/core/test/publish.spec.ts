@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { CoreError } from '@runload/core';
+import { makeWorld } from './fixture.js';
+
+describe('ManageApps.publish', () => {
+  it('refuses a UI-format workflow with a message that says how to export the API format', async () => {
+    const w = await makeWorld();
+    const error = await w.api.apps.publish({ name: 'ui', workflow: { nodes: [], links: [], version: 0.4 } }).catch((e: unknown) => e);
+    expect(CoreError.hasCode(error, 'INVALID_WORKFLOW')).to.equal(true);
+    expect((error as Error).message).to.contain('Export (API)');
+  });
+
+  it('types inputs from loaders and literals, and exposes only the listed keys', async () => {
+    const w = await makeWorld();
+    expect(w.app.inputs.map((i) => [i.key, i.type])).to.deep.equal([
+      ['1:image', 'IMAGE'],
+      ['2:blur_radius', 'FLOAT'],
+      ['2:sigma', 'FLOAT'],
+      ['3:text', 'STRING'],
+      ['4:filename_prefix', 'STRING'],
+    ]);
+    const narrow = await w.api.apps.publish({ name: 'n', workflow: w.app.workflow, appId: w.app.appId, expose: ['3:text'] });
+    expect(narrow.appId).to.equal(w.app.appId);
+    expect(narrow.id).to.not.equal(w.app.id);
+    expect(narrow.inputs.map((i) => i.key)).to.deep.equal(['3:text']);
+    const bad = await w.api.apps.publish({ name: 'n', workflow: w.app.workflow, expose: ['3:nope'] }).catch((e: unknown) => e);
+    expect(CoreError.hasCode(bad, 'INVALID_WORKFLOW')).to.equal(true);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The operator's commands (CONTRACT 2). Each returns the JSON object that `--json` prints and
+ * a line for people.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CoreError, type RunloadApi } from '@runload/core';
+import { presentAccount, presentAppVersion } from './present.js';
+
+export interface CommandResult {
+  readonly json: Record<string, unknown>;
+  readonly text: string;
+}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+function flag(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function arg(args: readonly string[], index: number, what: string): string {
+  const value = args[index];
+  if (!value) throw new UsageError(`${what} is required`);
+  return value;
+}
+
+async function readWorkflow(file: string): Promise<unknown> {
+  const full = path.resolve(process.cwd(), file);
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read workflow file ${full}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CoreError('INVALID_WORKFLOW', `${full} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+export async function runCommand(api: RunloadApi, words: readonly string[], flags: Flags): Promise<CommandResult> {
+  const [group, action, ...rest] = words;
+  const account = (a: Parameters<typeof presentAccount>[0]) => {
+    const json = presentAccount(a);
+    return { json, text: `account ${a.id} "${a.name}" tier=${a.tier} status=${a.status}` };
+  };
+  switch (`${group} ${action}`) {
+    case 'accounts create':
+      return account(await api.accounts.create(flag(flags, 'name'), flag(flags, 'tier')));
+    case 'accounts suspend':
+      return account(await api.accounts.suspend(arg(rest, 0, 'ACCOUNT_ID')));
+    case 'accounts unsuspend':
+      return account(await api.accounts.unsuspend(arg(rest, 0, 'ACCOUNT_ID')));
+    case 'accounts set-tier':
+      return account(await api.accounts.setTier(arg(rest, 0, 'ACCOUNT_ID'), arg(rest, 1, 'TIER')));
+    case 'accounts list': {
+      const accounts = (await api.accounts.list()).map(presentAccount);
+      return { json: { accounts }, text: accounts.map((a) => `${a.account_id} ${a.tier} ${a.status} ${a.name}`).join('\n') };
+    }
+    case 'keys create': {
+      const issued = await api.apiKeys.create(flag(flags, 'account'));
+      return {
+        json: { key_id: issued.key.id, api_key: issued.apiKey, account_id: issued.key.accountId },
+        text: `key ${issued.key.id} for account ${issued.key.accountId}\n${issued.apiKey}\n(shown once: store it now)`,
+      };
+    }
+    case 'keys revoke': {
+      const key = await api.apiKeys.revoke(arg(rest, 0, 'KEY_ID'));
+      return { json: { key_id: key.id, revoked: true }, text: `key ${key.id} revoked` };
+    }
+    case 'apps publish': {
+      const expose = typeof flags['expose'] === 'string' ? flags['expose'].split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const appId = typeof flags['app'] === 'string' ? flags['app'] : undefined;
+      const version = await api.apps.publish({
+        name: flag(flags, 'name'),
+        workflow: await readWorkflow(flag(flags, 'workflow')),
+        ...(appId ? { appId } : {}),
+        ...(expose ? { expose } : {}),
+      });
+      const json = presentAppVersion(version);
+      const inputs = json.inputs.map((i) => `  ${i.key} ${i.type} = ${JSON.stringify(i.default)}`).join('\n');
+      return { json, text: `app ${version.appId} version ${version.id}\n${inputs}` };
+    }
+    case 'apps delete': {
+      const version = await api.apps.delete(arg(rest, 0, 'APP_VERSION_ID'));
+      return { json: { app_version_id: version.id, deleted: true }, text: `app version ${version.id} deleted` };
+    }
+    case 'apps list': {
+      const apps = (await api.apps.list()).map(presentAppVersion);
+      return { json: { apps }, text: apps.map((a) => `${a.app_version_id} ${a.name}${a.deleted ? ' (deleted)' : ''}`).join('\n') };
+    }
+    default:
+      throw new UsageError(`unknown command "${words.join(' ')}"`);
+  }
+}
+
+export const USAGE = `usage: pnpm cli <command> [--json]
+
+  serve                                         start the HTTP server
+  migrate                                       create or upgrade the database
+  accounts create --name NAME --tier starter|plus|max|ultra
+  accounts suspend ID | accounts unsuspend ID | accounts set-tier ID TIER | accounts list
+  keys create --account ID                      prints the API key (shown once)
+  keys revoke KEY_ID
+  apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY]
+  apps delete APP_VERSION_ID
+  apps list
+
+Configuration comes from RUNLOAD_* environment variables (see README).`;

@@ -1,0 +1,82 @@
+/**
+ * Configuration from environment variables (CONTRACT 1). Every variable is optional; relative
+ * paths resolve against the directory the command was started in.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_LIMITS, mergeLimits, type LimitsConfig } from '@runload/core';
+
+export interface RunloadConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** `postgres://…`, or null for the SQLite file in the data dir. */
+  readonly databaseUrl: string | null;
+  /** `redis://…`, or null for the in-process limiter. */
+  readonly redisUrl: string | null;
+  readonly comfyUiUrls: readonly string[];
+  readonly maxUploadBytes: number;
+  readonly limits: LimitsConfig;
+  readonly trustedProxies: readonly string[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function readLimits(file: string | undefined, cwd: string): LimitsConfig {
+  if (!file) return DEFAULT_LIMITS;
+  const full = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(full, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`RUNLOAD_LIMITS_FILE: cannot read ${full}: ${(error as Error).message}`);
+  }
+  try {
+    return mergeLimits(JSON.parse(text));
+  } catch (error) {
+    throw new ConfigError(`RUNLOAD_LIMITS_FILE ${full}: ${(error as Error).message}`);
+  }
+}
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): RunloadConfig {
+  const databaseUrl = env['RUNLOAD_DATABASE_URL']?.trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('RUNLOAD_DATABASE_URL must be a postgres:// URL (leave it unset for SQLite in the data dir)');
+  }
+  const redisUrl = env['RUNLOAD_REDIS_URL']?.trim() || null;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('RUNLOAD_REDIS_URL must be a redis:// URL');
+  const comfyUiUrls = env['RUNLOAD_COMFYUI_URLS'] === undefined ? ['http://127.0.0.1:8188'] : list(env['RUNLOAD_COMFYUI_URLS']);
+  for (const url of comfyUiUrls) {
+    if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" is not an http(s) URL`);
+  }
+  return {
+    host: env['RUNLOAD_HOST']?.trim() || '127.0.0.1',
+    port: integer(env, 'RUNLOAD_PORT', 8080, 0, 65535),
+    dataDir: path.resolve(cwd, env['RUNLOAD_DATA_DIR']?.trim() || './data'),
+    databaseUrl,
+    redisUrl,
+    comfyUiUrls: comfyUiUrls.map((u) => u.replace(/\/+$/, '')),
+    maxUploadBytes: integer(env, 'RUNLOAD_MAX_UPLOAD_BYTES', 104_857_600, 1, Number.MAX_SAFE_INTEGER),
+    limits: readLimits(env['RUNLOAD_LIMITS_FILE'], cwd),
+    trustedProxies: list(env['RUNLOAD_TRUSTED_PROXIES']),
+  };
+}
