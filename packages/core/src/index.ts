@@ -50,3 +50,6 @@ export * from './use-cases/admin/manage-accounts.js';
 export * from './use-cases/admin/manage-api-keys.js';
 export * from './use-cases/admin/manage-apps.js';
 export * from './use-cases/runload-api.js';
+export * from './domain/run-cursor.js';
+export * from './domain/output-asset-id.js';
+export * from './use-cases/run-lifecycle.js';

@@ -29,7 +29,7 @@ describe('CreateRun', () => {
       w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '9:nope': 1, '2:blur_radius': 'big', '3:text': 7, '1:image': 'x' } } }),
     );
     expect(error?.code).to.equal('INVALID_INPUT');
-    expect((error?.details as { key: string }[]).map((d) => d.key).sort()).to.deep.equal(['1:image', '2:blur_radius', '3:text', '9:nope']);
+    expect((error?.details as readonly { key: string }[]).map((d) => d.key).sort()).to.deep.equal(['1:image', '2:blur_radius', '3:text', '9:nope']);
   });
 
   it("refuses another account's asset exactly like a missing one", async () => {

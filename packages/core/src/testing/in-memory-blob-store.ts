@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { CoreError } from '../domain/errors.js';
+import type { BlobStore, ByteRange, StagedBlob } from '../ports/blob-store.js';
+
+const HEAD_BYTES = 4100;
+
+/** Blobs in memory, keyed by SHA-256. For tests and embedding with small files. */
+export class InMemoryBlobStore implements BlobStore {
+  private readonly blobs = new Map<string, Buffer>();
+  /** Bytes staged and neither committed nor discarded (a test checks nothing is left behind). */
+  stagedCount = 0;
+
+  async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
+    const hash = createHash('sha256');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of source) {
+      size += chunk.byteLength;
+      if (size > options.maxBytes) throw new CoreError('PAYLOAD_TOO_LARGE', `File too large: the limit is ${options.maxBytes} bytes`);
+      hash.update(chunk);
+      chunks.push(Buffer.from(chunk));
+    }
+    const bytes = Buffer.concat(chunks);
+    const sha256 = hash.digest('hex');
+    let open = true;
+    this.stagedCount += 1;
+    const close = () => {
+      if (open) this.stagedCount -= 1;
+      open = false;
+    };
+    return {
+      sha256,
+      size,
+      head: new Uint8Array(bytes.subarray(0, HEAD_BYTES)),
+      commit: async () => {
+        close();
+        const created = !this.blobs.has(sha256);
+        if (created) this.blobs.set(sha256, bytes);
+        return { created };
+      },
+      discard: async () => close(),
+    };
+  }
+
+  async open(sha256: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null> {
+    const bytes = this.blobs.get(sha256);
+    if (!bytes) return null;
+    const slice = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+    return (async function* () {
+      yield slice;
+    })();
+  }
+
+  async size(sha256: string): Promise<number | null> {
+    return this.blobs.get(sha256)?.length ?? null;
+  }
+
+  async delete(sha256: string): Promise<boolean> {
+    return this.blobs.delete(sha256);
+  }
+}

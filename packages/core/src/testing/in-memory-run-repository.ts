@@ -1,0 +1,143 @@
+import { isTerminal, type Run } from '../domain/run.js';
+import type { RunPage, RunPatch, RunRepository, RunUpdateGuard } from '../ports/run-repository.js';
+import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
+
+/** Newest first: createdAt descending, then id descending. */
+function newestFirst(a: Run, b: Run): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+function oldestFirst(a: Run, b: Run): number {
+  return -newestFirst(a, b);
+}
+
+const ESTIMATE_WINDOW = 20;
+
+export class InMemoryRunRepository implements RunRepository {
+  private readonly rows = new Map<string, Run>();
+
+  async create(run: Run): Promise<void> {
+    if (this.rows.has(run.id)) throw new Error(`run ${run.id} already exists`);
+    this.rows.set(run.id, structuredClone(run));
+  }
+
+  async get(id: string): Promise<Run | null> {
+    const row = this.rows.get(id);
+    return row ? structuredClone(row) : null;
+  }
+
+  async update(id: string, patch: RunPatch, guard: RunUpdateGuard = {}): Promise<Run | null> {
+    const current = this.rows.get(id);
+    if (!current) return null;
+    if (guard.status && !guard.status.includes(current.status)) return null;
+    if (guard.leaseOwner !== undefined && current.leaseOwner !== guard.leaseOwner) return null;
+    const next: Run = { ...current, ...structuredClone(patch) };
+    this.rows.set(id, next);
+    return structuredClone(next);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.rows.delete(id);
+  }
+
+  async listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage> {
+    const after = options.after ? decodeRunCursor(options.after) : null;
+    const mine = [...this.rows.values()]
+      .filter((r) => r.accountId === accountId)
+      .filter((r) => !after || r.createdAt.getTime() < after.createdAtMs || (r.createdAt.getTime() === after.createdAtMs && r.id < after.id))
+      .sort(newestFirst);
+    const page = mine.slice(0, options.limit);
+    const last = page[page.length - 1];
+    const nextCursor = mine.length > options.limit && last ? encodeRunCursor(last) : null;
+    return { runs: page.map((r) => structuredClone(r)), nextCursor };
+  }
+
+  async queuePosition(run: Run): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values()) if (r.status === 'queued' && oldestFirst(r, run) < 0) n += 1;
+    return n;
+  }
+
+  async claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {
+    const next = [...this.rows.values()]
+      .filter((r) => r.status === 'queued' && r.backendId === null && leaseFree(r, now))
+      .sort(oldestFirst)[0];
+    if (!next) return null;
+    return this.update(next.id, { leaseOwner: owner, leaseExpiresAt });
+  }
+
+  async acquireLease(id: string, owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {
+    const current = this.rows.get(id);
+    if (!current || isTerminal(current.status)) return null;
+    if (current.leaseOwner !== owner && !leaseFree(current, now)) return null;
+    return this.update(id, { leaseOwner: owner, leaseExpiresAt });
+  }
+
+  async listOrphaned(now: Date, limit: number): Promise<Run[]> {
+    return [...this.rows.values()]
+      .filter((r) => !isTerminal(r.status) && r.backendId !== null && leaseFree(r, now))
+      .sort(oldestFirst)
+      .slice(0, limit)
+      .map((r) => structuredClone(r));
+  }
+
+  async renewLeases(owner: string, leaseExpiresAt: Date): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values()) {
+      if (r.leaseOwner === owner && !isTerminal(r.status)) {
+        this.rows.set(r.id, { ...r, leaseExpiresAt });
+        n += 1;
+      }
+    }
+    return n;
+  }
+
+  async releaseLeases(owner: string): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values()) {
+      if (r.leaseOwner === owner) {
+        this.rows.set(r.id, { ...r, leaseOwner: null, leaseExpiresAt: null });
+        n += 1;
+      }
+    }
+    return n;
+  }
+
+  async listQueuedBefore(createdBefore: Date, limit: number): Promise<Run[]> {
+    return [...this.rows.values()]
+      .filter((r) => r.status === 'queued' && r.createdAt.getTime() < createdBefore.getTime())
+      .sort(oldestFirst)
+      .slice(0, limit)
+      .map((r) => structuredClone(r));
+  }
+
+  async countActive(accountId: string): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values()) if (r.accountId === accountId && !isTerminal(r.status)) n += 1;
+    return n;
+  }
+
+  async estimateInFlightGpuSeconds(accountId: string): Promise<number> {
+    const means = new Map<string, number>();
+    let total = 0;
+    for (const r of this.rows.values()) {
+      if (r.accountId !== accountId || isTerminal(r.status)) continue;
+      if (!means.has(r.appVersionId)) means.set(r.appVersionId, this.meanGpuSeconds(r.appVersionId));
+      total += means.get(r.appVersionId) ?? 0;
+    }
+    return total;
+  }
+
+  private meanGpuSeconds(appVersionId: string): number {
+    const finished = [...this.rows.values()]
+      .filter((r) => r.appVersionId === appVersionId && r.finishedAt !== null && r.metrics.gpuSeconds !== null)
+      .sort((a, b) => (b.finishedAt?.getTime() ?? 0) - (a.finishedAt?.getTime() ?? 0))
+      .slice(0, ESTIMATE_WINDOW);
+    if (finished.length === 0) return 0;
+    return finished.reduce((sum, r) => sum + (r.metrics.gpuSeconds ?? 0), 0) / finished.length;
+  }
+}
+
+function leaseFree(run: Run, now: Date): boolean {
+  return run.leaseOwner === null || run.leaseExpiresAt === null || run.leaseExpiresAt.getTime() <= now.getTime();
+}
