@@ -19,3 +19,6 @@ export * from './unavailable-executor.js';
 export * from './magic-bytes-detector.js';
 export * from './static-node-catalog.js';
 export * from './in-memory-ports.js';
+export * from './contract-fixtures.js';
+export * from './storage-contract.js';
+export * from './blob-store-contract.js';

@@ -1,0 +1,11 @@
+export { openDatabase, dialectOf, type DatabaseConfig, type Dialect } from './open-database.js';
+export { migrate } from './migrations.js';
+export { checkDatabase } from './check-database.js';
+export { isUnreachable } from './storage-errors.js';
+export { KnexAccountRepository } from './knex-account-repository.js';
+export { KnexApiKeyRepository } from './knex-api-key-repository.js';
+export { KnexAppVersionRepository } from './knex-app-version-repository.js';
+export { KnexAssetRepository } from './knex-asset-repository.js';
+export { KnexRunRepository } from './knex-run-repository.js';
+export { KnexGpuLedger } from './knex-gpu-ledger.js';
+export { LocalBlobStore } from './local-blob-store.js';

@@ -1,0 +1,107 @@
+/**
+ * Content-addressed files on local disk: `<root>/<aa>/<bb>/<sha256>`. Bytes are streamed to a
+ * staging file inside the root (never the system temp folder) while hashed, then renamed into
+ * place, so a reader never sees a partial file and identical bytes are stored once.
+ * @module
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
+
+const HEAD_BYTES = 4100;
+const STAGING = '.staging';
+
+export class LocalBlobStore implements BlobStore {
+  private readonly staging: string;
+
+  /** @param root the blob directory; leftover staging files of a killed process are removed here. */
+  constructor(private readonly root: string) {
+    this.staging = path.join(root, STAGING);
+    mkdirSync(this.staging, { recursive: true });
+    for (const name of readdirSync(this.staging)) rmSync(path.join(this.staging, name), { force: true });
+  }
+
+  async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
+    const tempPath = path.join(this.staging, randomUUID());
+    const file = await open(tempPath, 'wx');
+    const hash = createHash('sha256');
+    const head: Buffer[] = [];
+    let headSize = 0;
+    let size = 0;
+    try {
+      for await (const chunk of source) {
+        size += chunk.byteLength;
+        if (size > options.maxBytes) throw new CoreError('PAYLOAD_TOO_LARGE', `File too large: the limit is ${options.maxBytes} bytes`);
+        hash.update(chunk);
+        if (headSize < HEAD_BYTES) {
+          const part = Buffer.from(chunk.subarray(0, HEAD_BYTES - headSize));
+          head.push(part);
+          headSize += part.length;
+        }
+        await file.write(chunk);
+      }
+      await file.sync();
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      await rm(tempPath, { force: true });
+      throw error;
+    }
+    await file.close();
+    const sha256 = hash.digest('hex');
+    let settled = false;
+    return {
+      sha256,
+      size,
+      head: new Uint8Array(Buffer.concat(head)),
+      commit: async () => {
+        if (settled) return { created: false };
+        settled = true;
+        const target = this.pathOf(sha256);
+        const existing = await stat(target).catch(() => null);
+        if (existing) {
+          await rm(tempPath, { force: true });
+          return { created: false };
+        }
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(tempPath, target);
+        return { created: true };
+      },
+      discard: async () => {
+        if (settled) return;
+        settled = true;
+        await rm(tempPath, { force: true });
+      },
+    };
+  }
+
+  async open(sha256: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null> {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+    const target = this.pathOf(sha256);
+    if (!(await stat(target).catch(() => null))) return null;
+    return createReadStream(target, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async size(sha256: string): Promise<number | null> {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+    return (await stat(this.pathOf(sha256)).catch(() => null))?.size ?? null;
+  }
+
+  async delete(sha256: string): Promise<boolean> {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return false;
+    const target = this.pathOf(sha256);
+    if (!(await stat(target).catch(() => null))) return false;
+    await rm(target, { force: true });
+    return true;
+  }
+
+  /** Staging files present now (tests check that failures leave none). */
+  stagedFiles(): string[] {
+    return readdirSync(this.staging);
+  }
+
+  private pathOf(sha256: string): string {
+    return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+}

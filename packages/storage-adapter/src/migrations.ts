@@ -1,0 +1,106 @@
+/**
+ * Versioned migrations as code, so they run the same from source and from dist, on SQLite and
+ * PostgreSQL. Timestamps are epoch milliseconds (bigint): exact ordering on both databases.
+ * @module
+ */
+import type { Knex } from 'knex';
+
+interface Migration {
+  readonly name: string;
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '001_initial',
+    async up(db) {
+      await db.schema.createTable('accounts', (t) => {
+        t.string('id', 36).primary();
+        t.text('name').notNullable();
+        t.string('tier', 16).notNullable();
+        t.string('status', 16).notNullable();
+        t.bigInteger('created_at').notNullable();
+      });
+      await db.schema.createTable('api_keys', (t) => {
+        t.string('id', 36).primary();
+        t.string('account_id', 36).notNullable().references('id').inTable('accounts');
+        t.string('prefix', 16).notNullable().unique();
+        t.string('secret_hash', 64).notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.bigInteger('revoked_at').nullable();
+      });
+      await db.schema.createTable('app_versions', (t) => {
+        t.string('id', 36).primary();
+        t.string('app_id', 36).notNullable().index();
+        t.text('name').notNullable();
+        t.text('workflow').notNullable();
+        t.text('inputs').notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.bigInteger('deleted_at').nullable();
+      });
+      await db.schema.createTable('assets', (t) => {
+        t.string('id', 36).primary();
+        t.string('account_id', 36).notNullable().references('id').inTable('accounts');
+        t.text('filename').notNullable();
+        t.string('content_type', 127).notNullable();
+        t.bigInteger('size').notNullable();
+        t.string('sha256', 64).notNullable().index();
+        t.bigInteger('created_at').notNullable();
+      });
+      await db.schema.createTable('runs', (t) => {
+        t.string('id', 36).primary();
+        t.string('account_id', 36).notNullable().references('id').inTable('accounts');
+        t.string('app_version_id', 36).notNullable().references('id').inTable('app_versions');
+        t.string('status', 16).notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.bigInteger('started_at').nullable();
+        t.bigInteger('finished_at').nullable();
+        t.text('inputs').notNullable();
+        t.text('workflow').notNullable();
+        t.text('progress').nullable();
+        t.text('outputs').notNullable();
+        t.text('error').nullable();
+        t.text('metrics').notNullable();
+        t.double('gpu_seconds').nullable();
+        t.string('backend_id', 512).nullable();
+        t.string('lease_owner', 128).nullable();
+        t.bigInteger('lease_expires_at').nullable();
+        t.boolean('cancel_requested').notNullable().defaultTo(false);
+        t.index(['account_id', 'created_at', 'id'], 'runs_by_account');
+        t.index(['status', 'created_at', 'id'], 'runs_by_status');
+        t.index(['app_version_id', 'finished_at'], 'runs_by_app_version_finished');
+        t.index(['lease_owner'], 'runs_by_lease_owner');
+      });
+      await db.schema.createTable('gpu_charges', (t) => {
+        t.string('run_id', 36).primary();
+        t.string('account_id', 36).notNullable();
+        t.double('seconds').notNullable();
+        t.bigInteger('charged_at').notNullable();
+        t.index(['account_id', 'charged_at'], 'gpu_charges_by_account');
+      });
+    },
+    async down(db) {
+      for (const table of ['gpu_charges', 'runs', 'assets', 'app_versions', 'api_keys', 'accounts']) await db.schema.dropTableIfExists(table);
+    },
+  },
+];
+
+class CodeMigrationSource implements Knex.MigrationSource<Migration> {
+  async getMigrations(): Promise<Migration[]> {
+    return [...MIGRATIONS];
+  }
+
+  getMigrationName(migration: Migration): string {
+    return migration.name;
+  }
+
+  async getMigration(migration: Migration): Promise<Knex.Migration> {
+    return { up: (db: Knex) => migration.up(db), down: (db: Knex) => migration.down(db) };
+  }
+}
+
+/** Brings the schema up to date; a no-op when it already is. */
+export async function migrate(db: Knex): Promise<void> {
+  await db.migrate.latest({ migrationSource: new CodeMigrationSource(), tableName: 'runload_migrations' });
+}

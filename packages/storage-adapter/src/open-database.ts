@@ -1,0 +1,65 @@
+/**
+ * Opens the database: a SQLite file in the data directory by default (WAL, busy timeout, so a
+ * CLI and a server can write side by side), or PostgreSQL for many instances.
+ * @module
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+
+export interface DatabaseConfig {
+  /** `postgres://…`; null or absent for SQLite in `dataDir`. */
+  readonly url?: string | null;
+  readonly dataDir: string;
+  /** PostgreSQL schema to use (tests isolate themselves with one). */
+  readonly schema?: string;
+  /** Largest connection pool (PostgreSQL). */
+  readonly poolMax?: number;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export function dialectOf(db: Knex): Dialect {
+  return db.client.config.client === 'pg' ? 'postgres' : 'sqlite';
+}
+
+export function openDatabase(config: DatabaseConfig): Knex {
+  if (config.url) {
+    return knexFactory({
+      client: 'pg',
+      connection: config.url,
+      ...(config.schema ? { searchPath: [config.schema] } : {}),
+      pool: {
+        min: 0,
+        max: config.poolMax ?? 10,
+        // A schema of our own is created on first use, so tests and tenants can isolate themselves.
+        ...(config.schema
+          ? {
+              afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) => {
+                conn.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`, (err) => done(err, conn));
+              },
+            }
+          : {}),
+      },
+      acquireConnectionTimeout: 5000,
+    });
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return knexFactory({
+    client: 'sqlite3',
+    connection: { filename: path.join(config.dataDir, 'runload.sqlite') },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: (conn: { run(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) => {
+        const pragmas = ['PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 10000', 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
+        const next = (i: number): void => {
+          if (i === pragmas.length) return done(null, conn);
+          conn.run(pragmas[i] as string, (err) => (err ? done(err, conn) : next(i + 1)));
+        };
+        next(0);
+      },
+    },
+  });
+}

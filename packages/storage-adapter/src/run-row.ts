@@ -1,0 +1,56 @@
+/** Mapping between the `runs` table and the Run type. */
+import type { Run, RunError, RunInputs, RunMetrics, RunOutput, RunPatch, RunProgress, RunStatus, Workflow } from '@runload/core';
+import { json, jsonOrNull, msOrNull, toDate, toDateOrNull } from './columns.js';
+
+export function toRun(row: Record<string, unknown>): Run {
+  return {
+    id: String(row['id']),
+    accountId: String(row['account_id']),
+    appVersionId: String(row['app_version_id']),
+    status: row['status'] as RunStatus,
+    createdAt: toDate(row['created_at']),
+    startedAt: toDateOrNull(row['started_at']),
+    finishedAt: toDateOrNull(row['finished_at']),
+    inputs: json<RunInputs>(row['inputs']),
+    workflow: json<Workflow>(row['workflow']),
+    progress: jsonOrNull<RunProgress>(row['progress']),
+    outputs: json<RunOutput[]>(row['outputs']),
+    error: jsonOrNull<RunError>(row['error']),
+    metrics: json<RunMetrics>(row['metrics']),
+    backendId: (row['backend_id'] as string | null) ?? null,
+    leaseOwner: (row['lease_owner'] as string | null) ?? null,
+    leaseExpiresAt: toDateOrNull(row['lease_expires_at']),
+    cancelRequested: row['cancel_requested'] === true || row['cancel_requested'] === 1,
+  };
+}
+
+export function fromRun(run: Run): Record<string, unknown> {
+  return {
+    id: run.id,
+    account_id: run.accountId,
+    app_version_id: run.appVersionId,
+    inputs: JSON.stringify(run.inputs),
+    workflow: JSON.stringify(run.workflow),
+    created_at: run.createdAt.getTime(),
+    ...fromPatch(run),
+  };
+}
+
+export function fromPatch(patch: RunPatch): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  if (patch.status !== undefined) row['status'] = patch.status;
+  if (patch.startedAt !== undefined) row['started_at'] = msOrNull(patch.startedAt);
+  if (patch.finishedAt !== undefined) row['finished_at'] = msOrNull(patch.finishedAt);
+  if (patch.progress !== undefined) row['progress'] = patch.progress === null ? null : JSON.stringify(patch.progress);
+  if (patch.outputs !== undefined) row['outputs'] = JSON.stringify(patch.outputs);
+  if (patch.error !== undefined) row['error'] = patch.error === null ? null : JSON.stringify(patch.error);
+  if (patch.metrics !== undefined) {
+    row['metrics'] = JSON.stringify(patch.metrics);
+    row['gpu_seconds'] = patch.metrics.gpuSeconds;
+  }
+  if (patch.backendId !== undefined) row['backend_id'] = patch.backendId;
+  if (patch.leaseOwner !== undefined) row['lease_owner'] = patch.leaseOwner;
+  if (patch.leaseExpiresAt !== undefined) row['lease_expires_at'] = msOrNull(patch.leaseExpiresAt);
+  if (patch.cancelRequested !== undefined) row['cancel_requested'] = patch.cancelRequested;
+  return row;
+}
