@@ -37,7 +37,8 @@ export class Authenticate {
     const account = await this.accounts.get(key.accountId);
     if (!account) return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
     if (account.status === 'suspended') {
-      throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended');
+      const general: WindowSpec = { name: WINDOW.general, subject: account.id, period: 'minute', limit: this.limits.general_per_minute };
+      throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended', { windows: (await this.limiter.peek([general])).windows });
     }
     return { account, keyId: key.id };
   }

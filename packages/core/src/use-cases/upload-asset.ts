@@ -62,4 +62,10 @@ export class UploadAsset {
       if (!committed) await staged.discard();
     }
   }
+
+  /** Undoes a stored upload (the request turned out invalid afterwards): the record, and the bytes unless shared. */
+  async remove(asset: Asset): Promise<void> {
+    await this.assets.delete(asset.id);
+    if ((await this.assets.countBySha256(asset.sha256)) === 0) await this.blobs.delete(asset.sha256);
+  }
 }

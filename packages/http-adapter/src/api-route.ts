@@ -1,0 +1,120 @@
+/**
+ * The request pipeline every `/api/v1` route shares: request id, authentication, the general
+ * limit, the handler, then one edge that turns results and errors into responses with the
+ * rate-limit headers. Handlers never build error responses themselves.
+ * @module
+ */
+import type { H3Event } from 'h3';
+import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState } from '@runload/core';
+import { clientAddress } from './client-address.js';
+import { errorResponse, type ErrorResponse } from './error-response.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
+
+export interface RouteContext {
+  readonly event: H3Event;
+  readonly principal: Principal;
+  readonly requestId: string;
+}
+
+/** What a handler returns: a JSON body, or a byte stream. */
+export interface RouteResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly stream?: ReadableStream<Uint8Array>;
+  readonly headers?: Record<string, string>;
+  /** Limit windows the handler consumed (run endpoints). */
+  readonly windows?: readonly WindowState[];
+  readonly quota?: GpuQuotaState;
+  /** Set when the handler already produced an error response (upload failure form). */
+  readonly failure?: ErrorResponse;
+  /** The error behind a failure, for the log. */
+  readonly cause?: unknown;
+}
+
+export interface PipelineDeps {
+  readonly api: RunloadApi;
+  readonly trustedProxies: readonly string[];
+  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  readonly requestId: () => string;
+}
+
+/** `run` routes add the hour and GPU-quota headers of the run windows. */
+export type RouteKind = 'plain' | 'run';
+
+export function requestIdOf(event: H3Event, deps: PipelineDeps): string {
+  const incoming = event.req.headers.get('x-request-id');
+  return incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : deps.requestId();
+}
+
+function bearerToken(event: H3Event): string | null {
+  const header = event.req.headers.get('authorization');
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
+  return async (event: H3Event): Promise<Response> => {
+    const requestId = requestIdOf(event, deps);
+    let windows: WindowState[] = [];
+    let quota: GpuQuotaState | null = null;
+    let principal: Principal | null = null;
+    const finish = async (status: number, body: unknown, extra: Record<string, string>, stream?: ReadableStream<Uint8Array>) => {
+      if (kind === 'run' && principal && !windows.some((w) => w.period === 'hour')) {
+        // The request failed before the run windows were consumed: show their state anyway.
+        const view = await deps.api.runAdmission.peek(principal.account).catch(() => null);
+        if (view) {
+          windows = [...windows, ...view.windows];
+          quota = view.quota;
+        }
+      }
+      const headers = { 'X-Request-Id': requestId, ...rateLimitHeaders(windows, kind === 'run' ? quota : null), ...extra };
+      if (stream) return new Response(stream, { status, headers });
+      return jsonResponse(status, body, headers);
+    };
+    try {
+      principal = await deps.api.authenticate.execute(bearerToken(event), clientAddress(event, deps.trustedProxies));
+      windows = [await deps.api.generalLimit.execute(principal)];
+      const result = await handler({ event, principal, requestId });
+      if (result.windows) windows = [...windows, ...result.windows];
+      if (result.quota) quota = result.quota;
+      if (result.failure && result.failure.status >= 500) {
+        deps.log('error', 'request failed', { requestId, path: event.url.pathname, error: describeError(result.cause) });
+      }
+      if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
+      return await finish(result.status, result.body, result.headers ?? {}, result.stream);
+    } catch (error) {
+      if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
+      const response = errorResponse(error);
+      if (response.status >= 500) {
+        deps.log(response.status === 500 ? 'error' : 'warn', 'request failed', {
+          requestId,
+          path: event.url.pathname,
+          error: describeError(error),
+        });
+      }
+      try {
+        return await finish(response.status, response.body, response.headers);
+      } catch (secondary) {
+        deps.log('error', 'could not build the error response', { requestId, error: String(secondary) });
+        return jsonResponse(response.status, response.body, { 'X-Request-Id': requestId, ...response.headers });
+      }
+    }
+  };
+}
+
+/** Later states of the same window replace earlier ones. */
+function mergeWindows(current: readonly WindowState[], later: readonly WindowState[]): WindowState[] {
+  const key = (w: WindowState) => `${w.name}:${w.subject}`;
+  const map = new Map(current.map((w) => [key(w), w]));
+  for (const w of later) map.set(key(w), w);
+  return [...map.values()];
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -1,0 +1,91 @@
+/**
+ * The HTTP API on h3: routes of CONTRACT 3 under `/api/v1`, `/healthz` at the root, and a
+ * fallback that answers unknown routes (404) and wrong methods (405) in our error form.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { H3, type H3Event } from 'h3';
+import type { RunloadApi } from '@runload/core';
+import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
+import { errorResponse, HttpError } from './error-response.js';
+import { API_PREFIX } from './presenters.js';
+import {
+  accountRoute,
+  assetContentRoute,
+  cancelRunRoute,
+  createRunRoute,
+  describeAppRoute,
+  getAssetRoute,
+  getRunRoute,
+  listRunsRoute,
+} from './routes.js';
+import { uploadAssetRoute } from './upload-asset-route.js';
+
+export interface HttpAppOptions {
+  readonly maxUploadBytes: number;
+  /** Formidable's scratch directory; keep it inside the data directory. */
+  readonly uploadDir: string;
+  readonly trustedProxies?: readonly string[];
+  /** The state of the database, limiter and backends for `/healthz`. */
+  readonly health: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+  readonly log?: PipelineDeps['log'];
+  readonly requestId?: () => string;
+}
+
+interface RouteDef {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly kind: RouteKind;
+  readonly handler: (ctx: RouteContext) => Promise<RouteResult>;
+}
+
+function pattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:[a-z]+/g, '[^/]+')}/?$`);
+}
+
+export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
+  const deps: PipelineDeps = {
+    api,
+    trustedProxies: options.trustedProxies ?? [],
+    log: options.log ?? ((level, message, fields) => process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`)),
+    requestId: options.requestId ?? randomUUID,
+  };
+  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir };
+  const routes: RouteDef[] = [
+    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => uploadAssetRoute(ctx, api, upload) },
+    { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
+    { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
+    { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },
+    { method: 'POST', path: '/apps/:id', kind: 'run', handler: createRunRoute(api, true) },
+    { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false) },
+    { method: 'GET', path: '/runs', kind: 'plain', handler: listRunsRoute(api) },
+    { method: 'GET', path: '/runs/:id', kind: 'plain', handler: getRunRoute(api) },
+    { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
+    { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
+  ];
+
+  const app = new H3();
+  for (const route of routes) {
+    const handle = apiRoute(deps, route.kind, route.handler);
+    app.on(route.method, `${API_PREFIX}${route.path}`, (event) => handle(event));
+  }
+  app.get('/healthz', async () => {
+    const health = await options.health().catch((error: unknown) => ({ ok: false, error: String(error) }));
+    const { ok, ...rest } = health;
+    return jsonResponse(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', ...rest }, {});
+  });
+
+  const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
+  app.all('/**', (event: H3Event) => {
+    const path = event.url.pathname;
+    const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).map((m) => m.method))];
+    if (path === '/healthz') allowed.push('GET');
+    const error =
+      allowed.length > 0
+        ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
+        : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);
+    const response = errorResponse(error);
+    return jsonResponse(response.status, response.body, { 'X-Request-Id': requestIdOf(event, deps), ...response.headers });
+  });
+  return app;
+}

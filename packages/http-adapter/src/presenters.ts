@@ -1,0 +1,81 @@
+/** Domain objects as the API's snake_case JSON (CONTRACT 3 and 4). */
+import type { AccountOverview, AppVersion, Asset, Run } from '@runload/core';
+
+export const API_PREFIX = '/api/v1';
+
+export function pollUrl(runId: string): string {
+  return `${API_PREFIX}/runs/${runId}`;
+}
+
+export function presentAsset(a: Asset) {
+  return { asset_id: a.id, filename: a.filename, content_type: a.contentType, size: a.size, sha256: a.sha256, created_at: a.createdAt.toISOString() };
+}
+
+export function presentCreatedRun(run: Run) {
+  return { run_id: run.id, status: run.status, created_at: run.createdAt.toISOString(), poll_url: pollUrl(run.id) };
+}
+
+export function presentRun(run: Run, queuePosition: number | null) {
+  return {
+    run_id: run.id,
+    app_version_id: run.appVersionId,
+    status: run.status,
+    created_at: run.createdAt.toISOString(),
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
+    poll_url: pollUrl(run.id),
+    inputs: run.inputs,
+    queue_position: run.status === 'queued' ? queuePosition : null,
+    progress: run.progress ? { value: run.progress.value, max: run.progress.max, node_id: run.progress.nodeId } : null,
+    outputs: run.outputs.map((o) => ({
+      asset_id: o.assetId,
+      filename: o.filename,
+      content_type: o.contentType,
+      size: o.size,
+      node_id: o.nodeId,
+      url: `${API_PREFIX}/assets/${o.assetId}/content`,
+    })),
+    error: run.error
+      ? {
+          code: run.error.code,
+          message: run.error.message,
+          node_id: run.error.nodeId,
+          node_type: run.error.nodeType,
+          ...(run.error.details !== undefined ? { details: run.error.details } : {}),
+        }
+      : null,
+    metrics: { queue_ms: run.metrics.queueMs, run_ms: run.metrics.runMs, gpu_seconds: run.metrics.gpuSeconds },
+  };
+}
+
+export function presentAppVersion(v: AppVersion) {
+  return {
+    app_version_id: v.id,
+    app_id: v.appId,
+    name: v.name,
+    created_at: v.createdAt.toISOString(),
+    inputs: v.inputs.map((i) => ({
+      key: i.key,
+      node_id: i.nodeId,
+      widget: i.widget,
+      type: i.type,
+      default: i.default,
+      ...(i.min !== undefined ? { min: i.min } : {}),
+      ...(i.max !== undefined ? { max: i.max } : {}),
+      ...(i.step !== undefined ? { step: i.step } : {}),
+      ...(i.options !== undefined ? { options: i.options } : {}),
+    })),
+  };
+}
+
+export function presentAccount(o: AccountOverview) {
+  return {
+    account_id: o.account.id,
+    name: o.account.name,
+    tier: o.account.tier,
+    limits: o.limits,
+    gpu_seconds_used: o.quota.used,
+    gpu_seconds_quota: o.quota.limit,
+    quota_resets_at: new Date(o.quota.resetAt * 1000).toISOString(),
+  };
+}

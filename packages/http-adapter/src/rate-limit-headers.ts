@@ -1,0 +1,31 @@
+/** The rate-limit headers of SPEC 8.1 and CONTRACT 6, from window states. */
+import type { GpuQuotaState, WindowState } from '@runload/core';
+
+/** The minute window with the fewest remaining, and the hour windows likewise. */
+export function rateLimitHeaders(windows: readonly WindowState[], quota: GpuQuotaState | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const pick = (period: 'minute' | 'hour') =>
+    windows.filter((w) => w.period === period).reduce<WindowState | null>((best, w) => (!best || w.remaining < best.remaining ? w : best), null);
+  const minute = pick('minute');
+  if (minute) {
+    headers['X-RateLimit-Minute-Limit'] = String(minute.limit);
+    headers['X-RateLimit-Minute-Remaining'] = String(minute.remaining);
+    headers['X-RateLimit-Minute-Reset'] = String(minute.resetAt);
+  }
+  const hour = pick('hour');
+  if (hour) {
+    headers['X-RateLimit-Hour-Limit'] = String(hour.limit);
+    headers['X-RateLimit-Hour-Remaining'] = String(hour.remaining);
+    headers['X-RateLimit-Hour-Reset'] = String(hour.resetAt);
+  }
+  if (quota) {
+    headers['X-GPU-Quota-Limit'] = String(quota.limit);
+    headers['X-GPU-Quota-Remaining'] = String(roundSeconds(quota.remaining));
+    headers['X-GPU-Quota-Reset'] = String(quota.resetAt);
+  }
+  return headers;
+}
+
+function roundSeconds(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

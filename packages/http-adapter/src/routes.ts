@@ -1,0 +1,113 @@
+/** The `/api/v1` routes: each turns a request into a use-case call and a RouteResult. */
+import { Readable } from 'node:stream';
+import type { H3Event } from 'h3';
+import { CoreError, isUuid, type ByteRange, type RunloadApi } from '@runload/core';
+import type { RouteContext, RouteResult } from './api-route.js';
+import { presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
+import { readJsonBody } from './read-json-body.js';
+
+function param(event: H3Event, name: string): string {
+  return decodeURIComponent(String((event.context.params as Record<string, string> | undefined)?.[name] ?? ''));
+}
+
+/** A path id that is not a UUID cannot name anything. */
+function idParam(event: H3Event, notFound: () => CoreError): string {
+  const id = param(event, 'id');
+  if (!isUuid(id)) throw notFound();
+  return id.toLowerCase();
+}
+
+export function createRunRoute(api: RunloadApi, fromPath: boolean) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const body = await readJsonBody(ctx.event.req);
+    const appVersionId = fromPath ? param(ctx.event, 'id') : null;
+    const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body });
+    const presented = presentCreatedRun(created.run);
+    return { status: 201, body: presented, headers: { Location: presented.poll_url }, windows: created.windows, quota: created.quota };
+  };
+}
+
+export function describeAppRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const version = await api.describeAppVersion.execute(param(ctx.event, 'id'));
+    return { status: 200, body: presentAppVersion(version) };
+  };
+}
+
+export function getRunRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const id = idParam(ctx.event, () => new CoreError('RUN_NOT_FOUND', `Run ${param(ctx.event, 'id')} not found`));
+    const view = await api.getRun.execute(ctx.principal, id);
+    return { status: 200, body: presentRun(view.run, view.queuePosition) };
+  };
+}
+
+export function listRunsRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const query = ctx.event.url.searchParams;
+    const rawLimit = query.get('limit');
+    const limit = rawLimit === null ? undefined : Number(rawLimit);
+    const page = await api.listRuns.execute(ctx.principal, { ...(limit !== undefined ? { limit } : {}), cursor: query.get('cursor') });
+    return { status: 200, body: { runs: page.runs.map((r) => presentRun(r, null)), next_cursor: page.nextCursor } };
+  };
+}
+
+export function cancelRunRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const id = idParam(ctx.event, () => new CoreError('RUN_NOT_FOUND', `Run ${param(ctx.event, 'id')} not found`));
+    const run = await api.cancelRun.execute(ctx.principal, id);
+    return { status: 200, body: presentRun(run, null) };
+  };
+}
+
+export function getAssetRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const id = idParam(ctx.event, () => new CoreError('ASSET_NOT_FOUND', `Asset ${param(ctx.event, 'id')} not found`));
+    return { status: 200, body: presentAsset(await api.getAsset.execute(ctx.principal, id)) };
+  };
+}
+
+/** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; anything else means the whole file. */
+function parseRange(header: string | null, size: number): ByteRange | null {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  return { start: Number(match[1]), end: match[2] === '' ? Number.MAX_SAFE_INTEGER : Number(match[2]) };
+}
+
+export function assetContentRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const id = idParam(ctx.event, () => new CoreError('ASSET_NOT_FOUND', `Asset ${param(ctx.event, 'id')} not found`));
+    const asset = await api.getAsset.execute(ctx.principal, id);
+    let range: ByteRange | null;
+    try {
+      range = parseRange(ctx.event.req.headers.get('range'), asset.size);
+      const content = await api.getAsset.content(ctx.principal, id, range);
+      const stream = Readable.toWeb(Readable.from(content.body)) as ReadableStream<Uint8Array>;
+      const headers: Record<string, string> = {
+        'Content-Type': asset.contentType,
+        'Accept-Ranges': 'bytes',
+        'Content-Disposition': `inline; filename="${asset.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`,
+      };
+      if (content.range) {
+        headers['Content-Range'] = `bytes ${content.range.start}-${content.range.end}/${asset.size}`;
+        headers['Content-Length'] = String(content.range.end - content.range.start + 1);
+        return { status: 206, stream, headers };
+      }
+      headers['Content-Length'] = String(asset.size);
+      return { status: 200, stream, headers };
+    } catch (error) {
+      if (CoreError.hasCode(error, 'RANGE_NOT_SATISFIABLE')) {
+        throw new CoreError('RANGE_NOT_SATISFIABLE', error.message, { details: { size: asset.size } });
+      }
+      throw error;
+    }
+  };
+}
+
+export function accountRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => ({ status: 200, body: presentAccount(await api.accountOverview.execute(ctx.principal)) });
+}
