@@ -9,3 +9,4 @@ export { KnexAssetRepository } from './knex-asset-repository.js';
 export { KnexRunRepository } from './knex-run-repository.js';
 export { KnexGpuLedger } from './knex-gpu-ledger.js';
 export { LocalBlobStore } from './local-blob-store.js';
+export type { Knex as Database } from 'knex';
