@@ -64,11 +64,12 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
     let quota: GpuQuotaState | null = null;
     let principal: Principal | null = null;
     const finish = async (status: number, body: unknown, extra: Record<string, string>, stream?: ReadableStream<Uint8Array>) => {
-      if (kind === 'run' && principal && !windows.some((w) => w.period === 'hour')) {
+      const hasHour = windows.some((w) => w.period === 'hour');
+      if (kind === 'run' && principal && (!hasHour || quota === null)) {
         // The request failed before the run windows were consumed: show their state anyway.
         const view = await deps.api.runAdmission.peek(principal.account).catch(() => null);
         if (view) {
-          windows = [...windows, ...view.windows];
+          if (!hasHour) windows = [...windows, ...view.windows];
           quota = view.quota;
         }
       }

@@ -1,0 +1,79 @@
+/** A complete in-memory runload behind the HTTP adapter, on either transport, with a fake clock. */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRunloadApi, mergeLimits, type Executor, type Tier } from '@runload/core';
+import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
+import { createHttpApp, startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
+
+export type Transport = 'fetch' | 'node';
+export const TRANSPORTS: readonly Transport[] = ['fetch', 'node'];
+
+/** 2026-03-10 12:00:00.000 UTC: the start of a minute and of an hour. */
+export const T0 = Date.UTC(2026, 2, 10, 12, 0, 0, 0);
+
+export const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082',
+  'hex',
+);
+
+export const WORKFLOW = {
+  '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+  '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1.5 } },
+  '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'out' } },
+};
+
+export interface Harness {
+  readonly clock: FakeClock;
+  readonly ports: ReturnType<typeof createInMemoryPorts>;
+  readonly api: ReturnType<typeof createRunloadApi>;
+  readonly appVersionId: string;
+  readonly uploadDir: string;
+  request(pathname: string, init?: RequestInit): Promise<Response>;
+  user(tier?: Tier): Promise<{ accountId: string; keyId: string; key: string; auth: Record<string, string> }>;
+  close(): Promise<void>;
+}
+
+export async function makeHarness(
+  transport: Transport,
+  options: { limits?: unknown; maxUploadBytes?: number; executor?: Executor } = {},
+): Promise<Harness> {
+  const clock = new FakeClock(T0);
+  const ports = createInMemoryPorts({ clock, ...(options.executor ? { executor: options.executor } : {}) });
+  const api = createRunloadApi(ports, mergeLimits(options.limits ?? {}));
+  const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'runload-http-'));
+  const app = createHttpApp(api, {
+    maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024,
+    uploadDir,
+    health: async () => ({ ok: true, database: { ok: true } }),
+    log: () => undefined,
+  });
+  let server: RunningHttpServer | null = null;
+  if (transport === 'node') server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });
+  const published = await api.apps.publish({ name: 'blur', workflow: WORKFLOW });
+  return {
+    clock,
+    ports,
+    api,
+    appVersionId: published.id,
+    uploadDir,
+    request: async (pathname, init) => (server ? fetch(`${server.url}${pathname}`, init) : app.fetch(new Request(`http://runload.test${pathname}`, init))),
+    user: async (tier = 'starter') => {
+      const account = await api.accounts.create(`user-${tier}`, tier);
+      const issued = await api.apiKeys.create(account.id);
+      return { accountId: account.id, keyId: issued.key.id, key: issued.apiKey, auth: { authorization: `Bearer ${issued.apiKey}` } };
+    },
+    close: async () => {
+      await server?.close(1000);
+      rmSync(uploadDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function jsonInit(body: unknown, headers: Record<string, string>, method = 'POST'): RequestInit {
+  return { method, headers: { ...headers, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) };
+}
+
+export function leftovers(dir: string): string[] {
+  return readdirSync(dir);
+}

@@ -1,0 +1,113 @@
+/** POST /assets and downloads: the upload rows of CONTRACT 5, over a real listening server. */
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
+
+function form(parts: { name: string; filename?: string; body: Buffer | string }[]): FormData {
+  const f = new FormData();
+  for (const p of parts) {
+    if (p.filename !== undefined) f.append(p.name, new Blob([p.body]), p.filename);
+    else f.append(p.name, String(p.body));
+  }
+  return f;
+}
+
+for (const transport of TRANSPORTS) {
+  describe(`HTTP uploads (${transport})`, function () {
+    this.timeout(30_000);
+    let h: Harness;
+    let u: Awaited<ReturnType<Harness['user']>>;
+    beforeEach(async () => {
+      h = await makeHarness(transport, { maxUploadBytes: 64 * 1024 });
+      u = await h.user();
+    });
+    afterEach(() => h.close());
+
+    const upload = (body: FormData | string, headers: Record<string, string> = {}) =>
+      h.request('/api/v1/assets', { method: 'POST', headers: { ...u.auth, ...headers }, body });
+
+    it('stores an image by its bytes, sanitises a path-traversal filename, and serves it back', async () => {
+      const res = await upload(form([{ name: 'file', filename: '../../etc/passwd.png', body: PNG }]));
+      expect(res.status).to.equal(201);
+      const asset = (await res.json()) as Record<string, unknown>;
+      expect(asset).to.include({ filename: 'passwd.png', content_type: 'image/png', size: PNG.length });
+      expect(asset['sha256']).to.match(/^[0-9a-f]{64}$/);
+      expect(Object.keys(asset)).to.deep.equal(['asset_id', 'filename', 'content_type', 'size', 'sha256', 'created_at']);
+      const meta = await h.request(`/api/v1/assets/${asset['asset_id']}`, { headers: u.auth });
+      expect(await meta.json()).to.deep.equal(asset);
+      const content = await h.request(`/api/v1/assets/${asset['asset_id']}/content`, { headers: u.auth });
+      expect(content.status).to.equal(200);
+      expect(content.headers.get('content-type')).to.equal('image/png');
+      expect(content.headers.get('content-length')).to.equal(String(PNG.length));
+      expect(Buffer.from(await content.arrayBuffer()).equals(PNG)).to.equal(true);
+      const part = await h.request(`/api/v1/assets/${asset['asset_id']}/content`, { headers: { ...u.auth, range: 'bytes=1-3' } });
+      expect(part.status).to.equal(206);
+      expect(part.headers.get('content-range')).to.equal(`bytes 1-3/${PNG.length}`);
+      expect(Buffer.from(await part.arrayBuffer()).toString('latin1')).to.equal('PNG');
+      const past = await h.request(`/api/v1/assets/${asset['asset_id']}/content`, { headers: { ...u.auth, range: 'bytes=9999-' } });
+      expect(past.status).to.equal(416);
+    });
+
+    it('answers 400 No file uploaded without a file part', async () => {
+      const res = await upload(form([{ name: 'note', body: 'hello' }]));
+      expect(res.status).to.equal(400);
+      expect(await res.json()).to.deep.equal({ error: 'No file uploaded' });
+    });
+
+    it('refuses two files, a text file renamed .png, an empty file and an over-cap file, leaving nothing', async () => {
+      const two = await upload(form([{ name: 'file', filename: 'a.png', body: PNG }, { name: 'file', filename: 'b.png', body: PNG }]));
+      expect(two.status).to.equal(400);
+      expect(await two.json()).to.deep.equal({ success: false, error: 'Upload failed', reason: 'One file per request' });
+      const text = await upload(form([{ name: 'file', filename: 'fake.png', body: 'just some text, not an image' }]));
+      expect(text.status).to.equal(415);
+      expect(await text.json()).to.deep.equal({ success: false, error: 'Upload failed', reason: 'Unsupported file type' });
+      const empty = await upload(form([{ name: 'file', filename: 'empty.png', body: '' }]));
+      expect(empty.status).to.equal(415);
+      const big = await upload(form([{ name: 'file', filename: 'big.png', body: Buffer.concat([PNG, Buffer.alloc(200 * 1024)]) }]));
+      expect(big.status).to.equal(413);
+      expect(await big.json()).to.deep.equal({ success: false, error: 'Upload failed', reason: 'File too large' });
+      expect(h.ports.blobs.stagedCount).to.equal(0);
+      expect(await h.ports.assets.countBySha256(createHash('sha256').update(PNG).digest('hex')), 'no record of the refused pair').to.equal(0);
+      const list = await h.request('/api/v1/account', { headers: u.auth });
+      expect(list.status).to.equal(200);
+    });
+
+    it('answers 400 Upload failed for a body that is not multipart or is malformed', async () => {
+      const plain = await upload('just text', { 'content-type': 'text/plain' });
+      expect(plain.status).to.equal(400);
+      expect(await plain.json()).to.deep.equal({ success: false, error: 'Upload failed' });
+      const broken = await upload('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG', {
+        'content-type': 'multipart/form-data; boundary=xyz',
+      });
+      expect(broken.status).to.equal(400);
+      expect(await broken.json()).to.deep.equal({ success: false, error: 'Upload failed' });
+    });
+
+    if (transport === 'node') {
+      it('survives a client that aborts mid-upload and leaves no file or record behind', async () => {
+        const url = new URL((await h.request('/healthz')).url);
+        await new Promise<void>((resolve) => {
+          const req = http.request({
+            host: url.hostname,
+            port: url.port,
+            path: '/api/v1/assets',
+            method: 'POST',
+            headers: { ...u.auth, 'content-type': 'multipart/form-data; boundary=b', 'content-length': '100000' },
+          });
+          req.on('error', () => resolve());
+          req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`);
+          req.write(Buffer.concat([PNG, Buffer.alloc(5000)]));
+          setTimeout(() => {
+            req.destroy();
+            resolve();
+          }, 100);
+        });
+        await new Promise((r) => setTimeout(r, 200));
+        expect(h.ports.blobs.stagedCount).to.equal(0);
+        const ok = await upload(form([{ name: 'file', filename: 'ok.png', body: PNG }]));
+        expect(ok.status).to.equal(201);
+      });
+    }
+  });
+}
