@@ -8,7 +8,8 @@ import { mkdirSync } from 'node:fs';
 import type { Container } from 'inversify';
 import type { Database as Knex } from '@runload/storage-adapter';
 import { EXECUTOR, RUNLOAD_API, type Clock, type Executor, type RunloadApi } from '@runload/core';
-import { StaticNodeCatalog, UnavailableExecutor } from '@runload/core/testing';
+import { UnavailableExecutor } from '@runload/core/testing';
+import { BuiltinNodeCatalog } from '@runload/gpu-adapter';
 import { checkDatabase, migrate, openDatabase } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer } from './container.js';
@@ -53,7 +54,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   const container = buildContainer(config, {
     db,
     executor,
-    nodeCatalog: new StaticNodeCatalog(),
+    nodeCatalog: new BuiltinNodeCatalog(),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const api = container.get<RunloadApi>(RUNLOAD_API);
