@@ -53,3 +53,5 @@ export * from './use-cases/runload-api.js';
 export * from './domain/run-cursor.js';
 export * from './domain/output-asset-id.js';
 export * from './use-cases/run-lifecycle.js';
+export * from './use-cases/dispatcher.js';
+export * from './use-cases/build-execution-job.js';

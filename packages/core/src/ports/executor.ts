@@ -1,8 +1,10 @@
 /**
- * The execution backend pool (ComfyUI servers). This port carries what the public API needs
- * to accept runs; dispatch itself is driven by the dispatcher.
+ * The execution backend pool (ComfyUI servers). The dispatcher drives each run through it:
+ * submit, follow, inspect (to reconcile after any doubt), fetch outputs, cancel.
  * @module
  */
+import type { RunInputs, RunError } from '../domain/run.js';
+import type { Workflow } from '../domain/app-version.js';
 
 export interface BackendHealth {
   readonly id: string;
@@ -17,9 +19,90 @@ export interface ExecutorHealth {
   readonly backends: readonly BackendHealth[];
 }
 
+/** A media input to hand to the backend (the bytes of one of the caller's assets). */
+export interface MediaFile {
+  readonly assetId: string;
+  readonly filename: string;
+  readonly contentType: string;
+  open(): Promise<AsyncIterable<Uint8Array>>;
+}
+
+export interface ExecutionJob {
+  /** Also the backend's prompt id, where the backend honours a client id. */
+  readonly runId: string;
+  readonly workflow: Workflow;
+  /** Validated inputs; media inputs carry asset ids, resolved through `media`. */
+  readonly inputs: RunInputs;
+  readonly media: Readonly<Record<string, MediaFile>>;
+}
+
+/** Execution time as the backend measured it (epoch ms). */
+export interface BackendTiming {
+  readonly startedAtMs: number;
+  readonly finishedAtMs: number;
+}
+
+/** One file a run produced, as the backend names it. */
+export interface OutputRef {
+  readonly nodeId: string;
+  readonly filename: string;
+  readonly subfolder: string;
+  readonly type: string;
+}
+
+export type TerminalExecutionState =
+  | { readonly state: 'succeeded'; readonly outputs: readonly OutputRef[]; readonly timing: BackendTiming | null }
+  | { readonly state: 'failed'; readonly error: RunError; readonly timing: BackendTiming | null }
+  | { readonly state: 'interrupted'; readonly timing: BackendTiming | null };
+
+export type ExecutionState =
+  | { readonly state: 'queued'; readonly position: number }
+  | { readonly state: 'running' }
+  | TerminalExecutionState
+  /** The backend does not know the run (never received, or forgotten by a restart). */
+  | { readonly state: 'unknown' };
+
+export type ExecutionEvent =
+  | { readonly type: 'started'; readonly atMs: number }
+  | { readonly type: 'progress'; readonly value: number; readonly max: number; readonly nodeId: string | null }
+  | { readonly type: 'finished'; readonly result: TerminalExecutionState }
+  | { readonly type: 'lost' };
+
+export type SubmitResult = { readonly accepted: true } | { readonly accepted: false; readonly error: RunError };
+
+/** An output's bytes, read from the backend. */
+export interface FetchedOutput {
+  readonly filename: string;
+  readonly contentType: string;
+  open(): Promise<AsyncIterable<Uint8Array>>;
+}
+
 export interface Executor {
   /** The pool's current reachability; cheap (served from the last probe). */
   health(): Promise<ExecutorHealth>;
+  /**
+   * Uploads the media, applies the inputs and queues the prompt on `backendId`.
+   * A refusal of the prompt (validation) is `{ accepted: false }` with VALIDATION_ERROR.
+   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached (the run never started)
+   */
+  submit(backendId: string, job: ExecutionJob): Promise<SubmitResult>;
+  /**
+   * Where the run stands on the backend, read from its queue then its history (a run finishing
+   * between the two reads is never reported unknown).
+   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached
+   */
+  inspect(backendId: string, runId: string): Promise<ExecutionState>;
+  /**
+   * Reports the run's events until one `finished` or `lost`; robust to a silent or broken
+   * connection (outcomes are confirmed by `inspect`). Returns a function that stops following.
+   */
+  follow(backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void;
+  /** An output file of a finished run. */
+  fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput>;
+  /** Removes the run from the backend's queue, or interrupts it if it is running there. */
+  cancel(backendId: string, runId: string): Promise<void>;
+  /** Stops probes, sockets and timers. */
+  close(): Promise<void>;
 }
 
 export const EXECUTOR = Symbol.for('runload.core.Executor');

@@ -1,11 +1,149 @@
-import type { Executor, ExecutorHealth } from '../ports/executor.js';
-
 /**
- * An executor that reports itself healthy and runs nothing: runs stay `queued`. For tests and
- * embedders of the public API that bring no GPU.
+ * A scripted backend in memory: healthy, accepts prompts and keeps them queued until a test
+ * (or an embedder) moves them with `start`, `succeed`, `fail` or `forget`.
+ * @module
  */
+import { CoreError } from '../domain/errors.js';
+import type { RunError } from '../domain/run.js';
+import type {
+  BackendTiming,
+  ExecutionEvent,
+  ExecutionJob,
+  ExecutionState,
+  Executor,
+  ExecutorHealth,
+  FetchedOutput,
+  OutputRef,
+  SubmitResult,
+  TerminalExecutionState,
+} from '../ports/executor.js';
+
+export const IN_MEMORY_BACKEND = 'memory';
+
+interface Entry {
+  readonly job: ExecutionJob;
+  state: ExecutionState;
+  readonly listeners: Set<(e: ExecutionEvent) => void>;
+}
+
+export interface ScriptedOutput {
+  readonly nodeId: string;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly bytes: Uint8Array;
+}
+
 export class InMemoryExecutor implements Executor {
+  available = true;
+  /** Every job submitted, in order (tests check nothing runs twice). */
+  readonly submitted: ExecutionJob[] = [];
+  /** The next submit is refused with this validation error. */
+  rejectNext: RunError | null = null;
+  private readonly entries = new Map<string, Entry>();
+  private readonly files = new Map<string, ScriptedOutput>();
+
   async health(): Promise<ExecutorHealth> {
-    return { available: true, backends: [{ id: 'in-memory', url: 'memory:', healthy: true }] };
+    return { available: this.available, backends: [{ id: IN_MEMORY_BACKEND, url: 'memory:', healthy: this.available }] };
+  }
+
+  async submit(_backendId: string, job: ExecutionJob): Promise<SubmitResult> {
+    if (!this.available) throw new CoreError('SERVICE_UNAVAILABLE', 'The in-memory backend is switched off');
+    if (this.rejectNext) {
+      const error = this.rejectNext;
+      this.rejectNext = null;
+      return { accepted: false, error };
+    }
+    this.submitted.push(job);
+    this.entries.set(job.runId, { job, state: { state: 'queued', position: 0 }, listeners: new Set() });
+    return { accepted: true };
+  }
+
+  async inspect(_backendId: string, runId: string): Promise<ExecutionState> {
+    if (!this.available) throw new CoreError('SERVICE_UNAVAILABLE', 'The in-memory backend is switched off');
+    return this.entries.get(runId)?.state ?? { state: 'unknown' };
+  }
+
+  follow(_backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void {
+    const entry = this.entries.get(runId);
+    if (!entry) {
+      queueMicrotask(() => listener({ type: 'lost' }));
+      return () => undefined;
+    }
+    entry.listeners.add(listener);
+    const s = entry.state;
+    if (s.state === 'succeeded' || s.state === 'failed' || s.state === 'interrupted') queueMicrotask(() => listener({ type: 'finished', result: s }));
+    return () => entry.listeners.delete(listener);
+  }
+
+  async fetchOutput(_backendId: string, ref: OutputRef): Promise<FetchedOutput> {
+    const file = this.files.get(`${ref.subfolder}/${ref.filename}`);
+    if (!file) throw new CoreError('SERVICE_UNAVAILABLE', `output ${ref.filename} is gone`);
+    return {
+      filename: file.filename,
+      contentType: file.contentType,
+      open: async () =>
+        (async function* () {
+          yield file.bytes;
+        })(),
+    };
+  }
+
+  async cancel(_backendId: string, runId: string): Promise<void> {
+    const entry = this.entries.get(runId);
+    if (!entry) return;
+    if (entry.state.state === 'queued') this.entries.delete(runId);
+    else if (entry.state.state === 'running') this.finish(runId, { state: 'interrupted', timing: null });
+  }
+
+  async close(): Promise<void> {
+    this.entries.clear();
+  }
+
+  /** The job of a submitted run (to check applied inputs). */
+  job(runId: string): ExecutionJob | undefined {
+    return this.entries.get(runId)?.job;
+  }
+
+  start(runId: string, atMs: number): void {
+    const entry = this.require(runId);
+    entry.state = { state: 'running' };
+    this.emit(entry, { type: 'started', atMs });
+  }
+
+  progress(runId: string, value: number, max: number, nodeId: string | null = null): void {
+    this.emit(this.require(runId), { type: 'progress', value, max, nodeId });
+  }
+
+  succeed(runId: string, outputs: readonly ScriptedOutput[], timing: BackendTiming): void {
+    for (const o of outputs) this.files.set(`${runId}/${o.filename}`, o);
+    const refs = outputs.map((o) => ({ nodeId: o.nodeId, filename: o.filename, subfolder: runId, type: 'output' }));
+    this.finish(runId, { state: 'succeeded', outputs: refs, timing });
+  }
+
+  fail(runId: string, error: RunError, timing: BackendTiming | null): void {
+    this.finish(runId, { state: 'failed', error, timing });
+  }
+
+  /** The backend forgets the run, as a restarted ComfyUI does. */
+  forget(runId: string): void {
+    const entry = this.require(runId);
+    this.entries.delete(runId);
+    this.emit(entry, { type: 'lost' });
+  }
+
+  private finish(runId: string, result: TerminalExecutionState): void {
+    const entry = this.require(runId);
+    entry.state = result;
+    this.emit(entry, { type: 'finished', result });
+  }
+
+  private emit(entry: Entry, event: ExecutionEvent): void {
+    for (const l of [...entry.listeners]) l(event);
+  }
+
+  private require(runId: string): Entry {
+    const entry = this.entries.get(runId);
+    if (!entry) throw new Error(`the in-memory backend has no run ${runId}`);
+    return entry;
   }
 }

@@ -1,4 +1,5 @@
-import type { Executor, ExecutorHealth } from '../ports/executor.js';
+import { CoreError } from '../domain/errors.js';
+import type { ExecutionState, Executor, ExecutorHealth, FetchedOutput, SubmitResult } from '../ports/executor.js';
 
 /** An executor with no reachable backend: run creation answers SERVICE_UNAVAILABLE. */
 export class UnavailableExecutor implements Executor {
@@ -8,7 +9,29 @@ export class UnavailableExecutor implements Executor {
     return { available: false, backends: [] };
   }
 
-  toString(): string {
-    return `UnavailableExecutor(${this.detail})`;
+  async submit(): Promise<SubmitResult> {
+    throw this.unreachable();
+  }
+
+  async inspect(): Promise<ExecutionState> {
+    throw this.unreachable();
+  }
+
+  follow(): () => void {
+    return () => undefined;
+  }
+
+  async fetchOutput(): Promise<FetchedOutput> {
+    throw this.unreachable();
+  }
+
+  async cancel(): Promise<void> {
+    throw this.unreachable();
+  }
+
+  async close(): Promise<void> {}
+
+  private unreachable(): CoreError {
+    return new CoreError('SERVICE_UNAVAILABLE', `The execution backend is unreachable (${this.detail})`);
   }
 }

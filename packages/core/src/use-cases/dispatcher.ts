@@ -1,0 +1,336 @@
+/**
+ * The dispatcher: claims queued runs from the database (never from memory), hands each to a
+ * backend with room, follows it to its end, and reconciles everything it is unsure of with the
+ * backend. Woken by the work signal; a slow sweep covers expiry, time limits, lease renewal and
+ * runs whose dispatcher died.
+ * @module
+ */
+import { CoreError } from '../domain/errors.js';
+import type { Run, RunError } from '../domain/run.js';
+import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import type { AssetRepository } from '../ports/asset-repository.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { ExecutionEvent, ExecutionState, Executor, TerminalExecutionState } from '../ports/executor.js';
+import type { RunRepository } from '../ports/run-repository.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+import { buildExecutionJob } from './build-execution-job.js';
+import type { RunLifecycle } from './run-lifecycle.js';
+
+export interface DispatcherOptions {
+  /** This dispatcher's lease owner name; stable across restarts of a single instance. */
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** Runs a backend may hold at once (1 = only idle backends get work). */
+  readonly depth: number;
+  readonly maxQueueSeconds: number;
+  readonly maxRunSeconds: number;
+  /** How often the sweep runs (expiry, time limits, orphans, leases). */
+  readonly sweepMs: number;
+  /** A backend unreachable this long loses its runs (queued ones are dispatched again). */
+  readonly backendGraceMs: number;
+  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface DispatcherDeps {
+  readonly runs: RunRepository;
+  readonly appVersions: AppVersionRepository;
+  readonly assets: AssetRepository;
+  readonly blobs: BlobStore;
+  readonly executor: Executor;
+  readonly lifecycle: RunLifecycle;
+  readonly signal: WorkSignal;
+  readonly clock: Clock;
+}
+
+interface Tracked {
+  readonly backendId: string;
+  stopFollowing: () => void;
+  cancelSent: boolean;
+  timedOut: boolean;
+  lastProgressMs: number;
+  unreachableSinceMs: number | null;
+  /** Set once a terminal outcome is being stored, so events and reconciliation never store it twice. */
+  finishing: boolean;
+}
+
+const PROGRESS_WRITE_MS = 250;
+
+export class Dispatcher {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly work = new Set<Promise<unknown>>();
+  private unsubscribe: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private pumping = false;
+  private pumpAgain = false;
+  private stopping = false;
+
+  constructor(
+    private readonly deps: DispatcherDeps,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  /** Picks up what an earlier process of this owner left, then starts listening. */
+  async start(): Promise<void> {
+    await this.deps.runs.releaseLeases(this.options.owner);
+    this.unsubscribe = this.deps.signal.subscribe((reason) => this.onSignal(reason));
+    this.timer = setInterval(() => this.background(() => this.sweep()), this.options.sweepMs);
+    this.timer.unref();
+    await this.sweep();
+    this.wake();
+  }
+
+  /** Stops claiming, lets in-flight database work finish, and releases the leases. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    for (const t of this.tracked.values()) t.stopFollowing();
+    await Promise.allSettled([...this.work]);
+    await this.deps.runs.releaseLeases(this.options.owner);
+    this.tracked.clear();
+  }
+
+  /** Runs this dispatcher follows now (for health and tests). */
+  inFlight(): number {
+    return this.tracked.size;
+  }
+
+  wake(): void {
+    if (!this.stopping) this.background(() => this.pump());
+  }
+
+  private onSignal(reason: string): void {
+    if (reason === 'run-cancel') this.background(() => this.applyCancels());
+    this.wake();
+  }
+
+  private background(task: () => Promise<unknown>): void {
+    const p = task().catch((error: unknown) => this.options.log('error', 'dispatcher task failed', { error: describe(error) }));
+    this.work.add(p);
+    void p.finally(() => this.work.delete(p));
+  }
+
+  private leaseUntil(): Date {
+    return new Date(this.deps.clock.nowMs() + this.options.leaseMs);
+  }
+
+  private async pickBackend(): Promise<string | null> {
+    const health = await this.deps.executor.health();
+    const load = new Map<string, number>();
+    for (const t of this.tracked.values()) load.set(t.backendId, (load.get(t.backendId) ?? 0) + 1);
+    const free = health.backends
+      .filter((b) => b.healthy && (load.get(b.id) ?? 0) < this.options.depth)
+      .sort((a, b) => (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0));
+    return free[0]?.id ?? null;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        while (!this.stopping) {
+          const backendId = await this.pickBackend();
+          if (!backendId) break;
+          const run = await this.deps.runs.claimNextQueued(this.options.owner, this.leaseUntil(), this.deps.clock.now());
+          if (!run) break;
+          await this.dispatch(run, backendId);
+        }
+      } while (this.pumpAgain && !this.stopping);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async dispatch(claimed: Run, backendId: string): Promise<void> {
+    // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
+    const run = await this.deps.runs.update(claimed.id, { backendId }, { status: ['queued'], leaseOwner: this.options.owner });
+    if (!run) return;
+    const tracked = this.track(run.id, backendId);
+    try {
+      const job = await buildExecutionJob(run, this.deps.appVersions, this.deps.assets, this.deps.blobs);
+      const result = await this.deps.executor.submit(backendId, job);
+      if (!result.accepted) {
+        this.untrack(run.id);
+        await this.deps.lifecycle.failed(run, result.error, null);
+        return;
+      }
+    } catch (error) {
+      this.untrack(run.id);
+      if (CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) {
+        this.options.log('warn', 'backend unreachable at submit; run queued again', { runId: run.id, backendId });
+        await this.deps.lifecycle.requeue(run);
+        return;
+      }
+      throw error;
+    }
+    this.follow(run.id, backendId, tracked);
+  }
+
+  private track(runId: string, backendId: string): Tracked {
+    const t: Tracked = { backendId, stopFollowing: () => undefined, cancelSent: false, timedOut: false, lastProgressMs: 0, unreachableSinceMs: null, finishing: false };
+    this.tracked.set(runId, t);
+    return t;
+  }
+
+  private untrack(runId: string): void {
+    const t = this.tracked.get(runId);
+    t?.stopFollowing();
+    this.tracked.delete(runId);
+    this.wake();
+  }
+
+  private follow(runId: string, backendId: string, tracked: Tracked): void {
+    tracked.stopFollowing = this.deps.executor.follow(backendId, runId, (event) => this.background(() => this.onEvent(runId, event)));
+  }
+
+  private async onEvent(runId: string, event: ExecutionEvent): Promise<void> {
+    const tracked = this.tracked.get(runId);
+    if (!tracked) return;
+    const run = await this.deps.runs.get(runId);
+    if (!run) return this.untrack(runId);
+    switch (event.type) {
+      case 'started': {
+        await this.deps.lifecycle.started(run, event.atMs);
+        if (run.cancelRequested) await this.sendCancel(run, tracked);
+        return;
+      }
+      case 'progress': {
+        const now = this.deps.clock.nowMs();
+        if (now - tracked.lastProgressMs < PROGRESS_WRITE_MS && event.value < event.max) return;
+        tracked.lastProgressMs = now;
+        await this.deps.lifecycle.progress(run, { value: event.value, max: event.max, nodeId: event.nodeId });
+        return;
+      }
+      case 'finished':
+        return this.finish(run, tracked, event.result);
+      case 'lost':
+        return this.lose(run, 'The backend forgot the run after it started');
+    }
+  }
+
+  private async finish(run: Run, tracked: Tracked, result: TerminalExecutionState): Promise<void> {
+    if (tracked.finishing) return;
+    tracked.finishing = true;
+    try {
+      if (result.state === 'succeeded') {
+        const files = await Promise.all(
+          result.outputs.map(async (ref) => {
+            const fetched = await this.deps.executor.fetchOutput(tracked.backendId, ref);
+            return { nodeId: ref.nodeId, filename: fetched.filename, contentType: fetched.contentType, open: () => fetched.open() };
+          }),
+        );
+        await this.deps.lifecycle.succeeded(run, files, result.timing ?? this.observedTiming(run));
+      } else if (result.state === 'failed') {
+        await this.deps.lifecycle.failed(run, result.error, result.timing);
+      } else if (tracked.timedOut) {
+        const error: RunError = { code: 'RUN_TIMEOUT', message: `The run took longer than ${this.options.maxRunSeconds} seconds`, nodeId: null, nodeType: null };
+        await this.deps.lifecycle.failed(run, error, result.timing ?? this.observedTiming(run));
+      } else {
+        await this.deps.lifecycle.canceled(run, result.timing ?? this.observedTiming(run));
+      }
+    } finally {
+      this.untrack(run.id);
+    }
+  }
+
+  /** When the backend gives no timestamps (older ComfyUI): from our own observation. */
+  private observedTiming(run: Run) {
+    const start = run.startedAt?.getTime() ?? this.deps.clock.nowMs();
+    return { startedAtMs: start, finishedAtMs: Math.max(start, this.deps.clock.nowMs()) };
+  }
+
+  private async lose(run: Run, message: string): Promise<void> {
+    const tracked = this.tracked.get(run.id);
+    if (tracked?.finishing) return;
+    this.untrack(run.id);
+    if (run.status === 'queued' && !run.cancelRequested) {
+      await this.deps.lifecycle.requeue(run);
+    } else if (run.cancelRequested) {
+      await this.deps.lifecycle.canceled(run, null);
+    } else {
+      await this.deps.lifecycle.lost(run, message);
+    }
+  }
+
+  private async sendCancel(run: Run, tracked: Tracked): Promise<void> {
+    if (tracked.cancelSent) return;
+    tracked.cancelSent = true;
+    await this.deps.executor.cancel(tracked.backendId, run.id);
+    // A prompt removed from the backend's queue never reports again: settle it from its state.
+    const state = await this.deps.executor.inspect(tracked.backendId, run.id);
+    if (state.state === 'unknown' || state.state === 'queued') {
+      this.untrack(run.id);
+      await this.deps.lifecycle.canceled(run, null);
+    } else if (state.state !== 'running') {
+      await this.finish(run, tracked, state);
+    }
+  }
+
+  private async applyCancels(): Promise<void> {
+    for (const [runId, tracked] of [...this.tracked]) {
+      const run = await this.deps.runs.get(runId);
+      if (run?.cancelRequested && !tracked.cancelSent) await this.sendCancel(run, tracked);
+    }
+  }
+
+  /** Expiry, time limits, lease renewal, runs of dead dispatchers, and a check of every followed run. */
+  private async sweep(): Promise<void> {
+    if (this.stopping) return;
+    await this.deps.runs.renewLeases(this.options.owner, this.leaseUntil());
+    await this.deps.lifecycle.expireStale(this.options.maxQueueSeconds);
+    for (const orphan of await this.deps.runs.listOrphaned(this.deps.clock.now(), 50)) {
+      if (this.stopping || this.tracked.has(orphan.id) || !orphan.backendId) continue;
+      const run = await this.deps.runs.acquireLease(orphan.id, this.options.owner, this.leaseUntil(), this.deps.clock.now());
+      if (!run || !run.backendId) continue;
+      this.options.log('info', 'taking over a run', { runId: run.id, backendId: run.backendId });
+      const tracked = this.track(run.id, run.backendId);
+      this.follow(run.id, run.backendId, tracked);
+      await this.reconcile(run, tracked);
+      if (run.cancelRequested) await this.sendCancel(run, tracked).catch(() => undefined);
+    }
+    const now = this.deps.clock.nowMs();
+    for (const [runId, tracked] of [...this.tracked]) {
+      const run = await this.deps.runs.get(runId);
+      if (!run) continue;
+      if (run.startedAt && !tracked.timedOut && now - run.startedAt.getTime() > this.options.maxRunSeconds * 1000) {
+        tracked.timedOut = true;
+        this.options.log('warn', 'run over its time limit; interrupting', { runId });
+        await this.deps.executor.cancel(tracked.backendId, runId).catch(() => undefined);
+      }
+      await this.reconcile(run, tracked);
+    }
+    this.wake();
+  }
+
+  /** Asks the backend where a followed run stands and settles what it knows. */
+  private async reconcile(run: Run, tracked: Tracked): Promise<void> {
+    let state: ExecutionState;
+    try {
+      state = await this.deps.executor.inspect(tracked.backendId, run.id);
+      tracked.unreachableSinceMs = null;
+    } catch (error) {
+      if (!CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) throw error;
+      const now = this.deps.clock.nowMs();
+      tracked.unreachableSinceMs ??= now;
+      if (now - tracked.unreachableSinceMs >= this.options.backendGraceMs) {
+        await this.lose(run, 'The backend became unreachable while it held the run');
+      }
+      return;
+    }
+    if (state.state === 'unknown') return this.lose(run, 'The backend forgot the run after it started');
+    if (state.state === 'running' && run.status === 'queued') await this.deps.lifecycle.started(run, this.deps.clock.nowMs());
+    if (state.state === 'succeeded' || state.state === 'failed' || state.state === 'interrupted') {
+      await this.finish(run, tracked, state);
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -1,0 +1,180 @@
+import { expect } from 'chai';
+import { Dispatcher, RunLifecycle, type Run } from '@runload/core';
+import { IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
+import { bytes, makeWorld, TINY_PNG } from './fixture.js';
+
+async function eventually<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 3000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; limits?: unknown } = {}) {
+  const executor = new InMemoryExecutor();
+  const w = await makeWorld({ executor, ...(options.limits ? { limits: options.limits } : {}) });
+  const p = await w.principal('ultra');
+  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+  const logs: string[] = [];
+  const make = (owner = 'instance-a') =>
+    new Dispatcher(
+      { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor, lifecycle, signal: w.ports.workSignal, clock: w.clock },
+      {
+        owner,
+        leaseMs: 30_000,
+        depth: 1,
+        maxQueueSeconds: options.maxQueueSeconds ?? 3600,
+        maxRunSeconds: options.maxRunSeconds ?? 1800,
+        sweepMs: 60_000,
+        backendGraceMs: 0,
+        log: (_l, m) => logs.push(m),
+      },
+    );
+  const dispatcher = make();
+  const create = async (inputs: Record<string, unknown> = {}) =>
+    (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs } })).run;
+  const status = (id: string, s: Run['status']) => eventually(async () => {
+    const run = await w.ports.runs.get(id);
+    return run?.status === s ? run : null;
+  }, `run ${id} to be ${s}`);
+  const submitted = (id: string) => eventually(async () => executor.job(id), `run ${id} to reach the backend`);
+  return { w, p, executor, dispatcher, make, create, status, submitted, logs };
+}
+
+describe('Dispatcher', () => {
+  it('dispatches a run with its media, follows it, stores its outputs and charges its GPU time', async () => {
+    const t = await setup();
+    await t.dispatcher.start();
+    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
+    const job = await t.submitted(run.id);
+    expect(job.inputs).to.deep.equal({ '1:image': image.id, '2:blur_radius': 9 });
+    expect(Object.keys(job.media)).to.deep.equal(['1:image']);
+    const start = t.w.clock.nowMs() + 1500;
+    t.executor.start(run.id, start);
+    const running = await t.status(run.id, 'running');
+    expect(running.metrics.queueMs).to.equal(1500);
+    t.executor.progress(run.id, 4, 4, '2');
+    await eventually(async () => (await t.w.ports.runs.get(run.id))?.progress, 'progress');
+    t.executor.succeed(run.id, [{ nodeId: '4', filename: 'out_00001_.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2500 });
+    const done = await t.status(run.id, 'succeeded');
+    expect(done.metrics).to.deep.equal({ queueMs: 1500, runMs: 2500, gpuSeconds: 2.5 });
+    expect(done.outputs).to.have.length(1);
+    const output = done.outputs[0];
+    const content = await t.w.api.getAsset.content(t.p, output?.assetId ?? '', null);
+    expect(content.asset).to.include({ filename: 'out_00001_.png', contentType: 'image/png', accountId: t.p.account.id });
+    const overview = await t.w.api.accountOverview.execute(t.p);
+    expect(overview.quota.used).to.equal(2.5);
+    await t.dispatcher.stop();
+    expect(t.executor.submitted).to.have.length(1);
+  });
+
+  it('fails a run the backend refuses with VALIDATION_ERROR, and a node error with EXECUTION_ERROR', async () => {
+    const t = await setup();
+    await t.dispatcher.start();
+    t.executor.rejectNext = { code: 'VALIDATION_ERROR', message: 'Prompt outputs failed validation', nodeId: null, nodeType: null, details: { '1': {} } };
+    const refused = await t.create();
+    const failed = await t.status(refused.id, 'failed');
+    expect(failed.error?.code).to.equal('VALIDATION_ERROR');
+    expect(failed.metrics.gpuSeconds).to.equal(null);
+    const run = await t.create();
+    await t.submitted(run.id);
+    t.executor.start(run.id, t.w.clock.nowMs());
+    t.executor.fail(run.id, { code: 'EXECUTION_ERROR', message: 'boom', nodeId: '2', nodeType: 'ImageBlur' }, { startedAtMs: 0, finishedAtMs: 400 });
+    const errored = await t.status(run.id, 'failed');
+    expect(errored.error).to.deep.include({ code: 'EXECUTION_ERROR', nodeId: '2', nodeType: 'ImageBlur' });
+    expect(errored.metrics.gpuSeconds).to.equal(0.4);
+    await t.dispatcher.stop();
+  });
+
+  it('cancels a run queued on the backend and one that is running', async () => {
+    const t = await setup();
+    await t.dispatcher.start();
+    const queued = await t.create();
+    await t.submitted(queued.id);
+    expect((await t.w.api.cancelRun.execute(t.p, queued.id)).status).to.equal('canceling');
+    expect((await t.status(queued.id, 'canceled')).metrics.gpuSeconds).to.equal(null);
+    const running = await t.create();
+    await t.submitted(running.id);
+    t.executor.start(running.id, t.w.clock.nowMs());
+    await t.status(running.id, 'running');
+    expect((await t.w.api.cancelRun.execute(t.p, running.id)).status).to.equal('canceling');
+    await t.status(running.id, 'canceled');
+    await t.dispatcher.stop();
+  });
+
+  it('dispatches a run again when its backend forgets it before it starts, and fails it BACKEND_LOST after', async () => {
+    const t = await setup();
+    await t.dispatcher.start();
+    const early = await t.create();
+    await t.submitted(early.id);
+    t.executor.forget(early.id);
+    await eventually(async () => t.executor.submitted.filter((j) => j.runId === early.id).length === 2, 'second dispatch');
+    t.executor.start(early.id, t.w.clock.nowMs());
+    await t.status(early.id, 'running');
+    t.executor.forget(early.id);
+    const lost = await t.status(early.id, 'failed');
+    expect(lost.error?.code).to.equal('BACKEND_LOST');
+    expect(lost.metrics.gpuSeconds).to.equal(null);
+    await t.dispatcher.stop();
+  });
+
+  it('requeues a run when the backend is unreachable at submit', async () => {
+    const t = await setup();
+    const run = await t.create();
+    t.executor.available = false;
+    await t.dispatcher.start();
+    t.executor.available = true;
+    t.dispatcher.wake();
+    await t.submitted(run.id);
+    expect((await t.w.ports.runs.get(run.id))?.status).to.equal('queued');
+    await t.dispatcher.stop();
+  });
+
+  it('fails a run past its time limit with RUN_TIMEOUT and expires a run that never started', async () => {
+    const t = await setup({ maxRunSeconds: 10, maxQueueSeconds: 60 });
+    const stale = await t.create();
+    t.executor.available = false;
+    t.w.clock.advance(61_000);
+    const d = t.make('sweeper');
+    await d.start();
+    expect((await t.w.ports.runs.get(stale.id))?.status).to.equal('expired');
+    await d.stop();
+    t.executor.available = true;
+    await t.dispatcher.start();
+    const run = await t.create();
+    await t.submitted(run.id);
+    t.executor.start(run.id, t.w.clock.nowMs());
+    await t.status(run.id, 'running');
+    await t.dispatcher.stop();
+    t.w.clock.advance(11_000);
+    const again = t.make();
+    await again.start();
+    const failed = await t.status(run.id, 'failed');
+    expect(failed.error?.code).to.equal('RUN_TIMEOUT');
+    await again.stop();
+  });
+
+  it('a new dispatcher takes over runs whose dispatcher died, and settles those that finished meanwhile', async () => {
+    const t = await setup();
+    await t.dispatcher.start();
+    const a = await t.create();
+    await t.submitted(a.id);
+    t.executor.start(a.id, t.w.clock.nowMs());
+    await t.status(a.id, 'running');
+    // The first dispatcher dies without releasing its leases.
+    (t.dispatcher as unknown as { stopping: boolean }).stopping = true;
+    t.executor.succeed(a.id, [], { startedAtMs: 0, finishedAtMs: 1000 });
+    t.w.clock.advance(31_000);
+    const other = t.make('instance-b');
+    await other.start();
+    const done = await t.status(a.id, 'succeeded');
+    expect(done.metrics.gpuSeconds).to.equal(1);
+    expect(t.executor.submitted.filter((j) => j.runId === a.id)).to.have.length(1);
+    await other.stop();
+    expect(IN_MEMORY_BACKEND).to.equal(done.backendId);
+  });
+});
