@@ -46,7 +46,7 @@ import {
   LocalBlobStore,
 } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
-import { CONFIG, DATABASE } from './tokens.js';
+import { CONFIG, DATABASE, PORTS } from './tokens.js';
 
 /** Adapters chosen outside the container (they need I/O to build), or replaced by tests. */
 export interface ContainerParts {
@@ -83,13 +83,13 @@ export function buildContainer(config: RunloadConfig, parts: ContainerParts): Co
     ACCOUNT_REPOSITORY, API_KEY_REPOSITORY, APP_VERSION_REPOSITORY, ASSET_REPOSITORY, RUN_REPOSITORY, BLOB_STORE,
     MEDIA_TYPE_DETECTOR, RATE_LIMITER, GPU_LEDGER, EXECUTOR, NODE_CATALOG, WORK_SIGNAL, CLOCK, ID_GENERATOR,
   ] as const;
-  c.bind(RUNLOAD_API).toResolvedValue(
+  c.bind(PORTS).toResolvedValue(
     (...ports: unknown[]) => {
       const [accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids] = ports;
-      const bundle = { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids } as RunloadPorts;
-      return createRunloadApi(bundle, config.limits);
+      return { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids } as RunloadPorts;
     },
     [...portTokens],
   );
+  c.bind(RUNLOAD_API).toResolvedValue((ports: RunloadPorts) => createRunloadApi(ports, config.limits), [PORTS]);
   return c;
 }

@@ -1,18 +1,20 @@
 /**
- * A running runload: the database opened and migrated, the container built, and what must be
- * closed when it stops. The CLI and the server both start here.
+ * A running runload: the database opened and migrated, the container built, the dispatcher
+ * started (for the server), and what must be closed when it stops. The CLI and the server both
+ * start here.
  * @module
  */
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Container } from 'inversify';
-import type { Database as Knex } from '@runload/storage-adapter';
-import { EXECUTOR, RUNLOAD_API, type Clock, type Executor, type RunloadApi } from '@runload/core';
-import { UnavailableExecutor } from '@runload/core/testing';
-import { BuiltinNodeCatalog } from '@runload/gpu-adapter';
-import { checkDatabase, migrate, openDatabase } from '@runload/storage-adapter';
+import { Dispatcher, RUNLOAD_API, RunLifecycle, type Clock, type Executor, type RunloadApi } from '@runload/core';
+import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
+import { checkDatabase, migrate, openDatabase, type Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer } from './container.js';
+import { createLogger } from './log.js';
+import { PORTS } from './tokens.js';
 
 export interface RuntimeOptions {
   /** Start the dispatcher that sends runs to the backends (the server does; the CLI does not). */
@@ -28,19 +30,28 @@ export type HealthReport = {
   readonly database: { ok: boolean; detail?: string };
   readonly limiter: { mode: string };
   readonly backends: { available: boolean; backends: readonly unknown[] };
+  readonly dispatcher: { running: boolean; in_flight: number };
 };
 
 export interface Runtime {
   readonly api: RunloadApi;
   readonly container: Container;
-  readonly db: Knex;
+  readonly db: Database;
+  readonly executor: Executor;
   /** Formidable's scratch directory, inside the data directory. */
   readonly uploadDir: string;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
 }
 
+function ownerName(config: RunloadConfig): string {
+  if (config.instanceId) return config.instanceId;
+  // One SQLite file serves one instance: a stable name lets a restarted server reclaim its runs at once.
+  return config.databaseUrl ? `instance-${randomUUID()}` : `local:${config.dataDir}`;
+}
+
 export async function openRuntime(config: RunloadConfig, options: RuntimeOptions): Promise<Runtime> {
+  const log = createLogger('runtime');
   const db = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrate(db);
@@ -50,24 +61,61 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   }
   const uploadDir = path.join(config.dataDir, 'uploads');
   mkdirSync(uploadDir, { recursive: true });
-  const executor = options.executor ?? new UnavailableExecutor(`no ComfyUI executor for ${config.comfyUiUrls.join(', ')}`);
+  const comfy = options.executor ? null : new ComfyUiExecutor({ urls: config.comfyUiUrls, log: createLogger('comfyui') });
+  const executor = options.executor ?? (comfy as ComfyUiExecutor);
+  if (comfy && options.dispatch) await comfy.probe();
   const container = buildContainer(config, {
     db,
     executor,
-    nodeCatalog: new BuiltinNodeCatalog(),
+    nodeCatalog: new ComfyUiNodeCatalog(config.comfyUiUrls, 3000),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const api = container.get<RunloadApi>(RUNLOAD_API);
+  const ports = container.get<PORTS>(PORTS);
+  let dispatcher: Dispatcher | null = null;
+  if (options.dispatch) {
+    const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock);
+    dispatcher = new Dispatcher(
+      { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
+      {
+        owner: ownerName(config),
+        leaseMs: config.leaseSeconds * 1000,
+        depth: config.dispatchDepth,
+        maxQueueSeconds: config.limits.max_queue_seconds,
+        maxRunSeconds: config.limits.max_run_seconds,
+        sweepMs: Math.min(2000, (config.leaseSeconds * 1000) / 3),
+        backendGraceMs: config.leaseSeconds * 1000,
+        log: createLogger('dispatcher'),
+      },
+    );
+    await dispatcher.start();
+  }
+  let closed = false;
   return {
     api,
     container,
     db,
+    executor,
     uploadDir,
     async health() {
-      const [database, backends] = await Promise.all([checkDatabase(db), container.get<Executor>(EXECUTOR).health()]);
-      return { ok: database.ok, database, limiter: { mode: 'in-process' }, backends };
+      const [database, backends] = await Promise.all([checkDatabase(db), executor.health()]);
+      return {
+        ok: database.ok,
+        database,
+        limiter: { mode: 'in-process' },
+        backends,
+        dispatcher: { running: dispatcher !== null, in_flight: dispatcher?.inFlight() ?? 0 },
+      };
     },
     async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await dispatcher?.stop();
+      } catch (error) {
+        log('error', 'dispatcher did not stop cleanly', { error: String(error) });
+      }
+      await executor.close();
       await db.destroy();
     },
   };

@@ -1,0 +1,87 @@
+/**
+ * The Executor port over a pool of ComfyUI servers. Each server is probed in the background; an
+ * unhealthy one is left out until it answers again.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  CoreError,
+  type ExecutionEvent,
+  type ExecutionJob,
+  type ExecutionState,
+  type Executor,
+  type ExecutorHealth,
+  type FetchedOutput,
+  type OutputRef,
+  type SubmitResult,
+} from '@runload/core';
+import { ComfyUiBackend } from './comfyui-backend.js';
+
+export interface ComfyUiExecutorOptions {
+  readonly urls: readonly string[];
+  /** Our WebSocket client id; one per process. */
+  readonly clientId?: string;
+  readonly probeIntervalMs?: number;
+  readonly confirmIntervalMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export class ComfyUiExecutor implements Executor {
+  private readonly backends: Map<string, ComfyUiBackend>;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(options: ComfyUiExecutorOptions) {
+    const backendOptions = {
+      clientId: options.clientId ?? `runload-${randomUUID()}`,
+      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+      confirmIntervalMs: options.confirmIntervalMs ?? 2000,
+      log: options.log ?? (() => undefined),
+    };
+    this.backends = new Map(options.urls.map((url) => [url, new ComfyUiBackend(url, backendOptions)]));
+    this.timer = setInterval(() => void this.probe(), options.probeIntervalMs ?? 2000);
+    this.timer.unref();
+  }
+
+  /** Probes every backend once (call before serving so health is known from the start). */
+  async probe(): Promise<void> {
+    await Promise.all([...this.backends.values()].map((b) => b.probe()));
+  }
+
+  async health(): Promise<ExecutorHealth> {
+    const backends = [...this.backends.values()].map((b) => ({ id: b.url, url: b.url, healthy: b.healthy, detail: b.detail }));
+    return { available: backends.some((b) => b.healthy), backends };
+  }
+
+  submit(backendId: string, job: ExecutionJob): Promise<SubmitResult> {
+    return this.backend(backendId).submit(job);
+  }
+
+  inspect(backendId: string, runId: string): Promise<ExecutionState> {
+    return this.backend(backendId).inspect(runId);
+  }
+
+  follow(backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void {
+    return this.backend(backendId).follow(runId, listener);
+  }
+
+  fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput> {
+    return this.backend(backendId).fetchOutput(ref);
+  }
+
+  cancel(backendId: string, runId: string): Promise<void> {
+    return this.backend(backendId).cancel(runId);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const b of this.backends.values()) b.close();
+  }
+
+  private backend(id: string): ComfyUiBackend {
+    const backend = this.backends.get(id);
+    // A run recorded on a server no longer configured cannot be reached.
+    if (!backend) throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI backend ${id} is not configured`);
+    return backend;
+  }
+}

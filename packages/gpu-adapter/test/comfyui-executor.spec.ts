@@ -1,0 +1,147 @@
+/** The ComfyUI client against the fake ComfyUI, on every version it imitates. */
+import { expect } from 'chai';
+import { CoreError, type ExecutionEvent, type ExecutionJob } from '@runload/core';
+import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
+import { ComfyUiExecutor } from '@runload/gpu-adapter';
+
+const WORKFLOW = {
+  '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+  '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 1, sigma: 1 } },
+  '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'runload' } },
+};
+const PNG = makePng(4, 4, () => [200, 100, 50, 255]);
+let counter = 0;
+
+function job(overrides: Partial<ExecutionJob> = {}): ExecutionJob {
+  counter += 1;
+  const runId = `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`;
+  return {
+    runId,
+    workflow: WORKFLOW,
+    inputs: { '1:image': 'asset-1', '2:blur_radius': 3 },
+    media: {
+      '1:image': {
+        assetId: 'aaaaaaaa-0000-4000-8000-000000000001',
+        filename: 'cat.PNG',
+        contentType: 'image/png',
+        open: async () =>
+          (async function* () {
+            yield PNG;
+          })(),
+      },
+    },
+    ...overrides,
+  };
+}
+
+function collect(executor: ComfyUiExecutor, backend: string, runId: string) {
+  const events: ExecutionEvent[] = [];
+  let resolve: (e: ExecutionEvent) => void = () => undefined;
+  const end = new Promise<ExecutionEvent>((r) => (resolve = r));
+  const stop = executor.follow(backend, runId, (e) => {
+    events.push(e);
+    if (e.type === 'finished' || e.type === 'lost') resolve(e);
+  });
+  return { events, end, stop };
+}
+
+async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of source) chunks.push(Buffer.from(c));
+  return Buffer.concat(chunks);
+}
+
+for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
+  describe(`ComfyUiExecutor against the fake ComfyUI ${version}`, function () {
+    this.timeout(20_000);
+    let fake: FakeComfyUI;
+    let executor: ComfyUiExecutor;
+    beforeEach(async () => {
+      fake = await startFakeComfyUI({ version, executionMs: 60, progressSteps: 3 });
+      executor = new ComfyUiExecutor({ urls: [fake.url], confirmIntervalMs: 200, probeIntervalMs: 100 });
+      await executor.probe();
+    });
+    afterEach(async () => {
+      await executor.close();
+      await fake.close();
+    });
+
+    it('uploads the media, applies the inputs, follows the run and downloads a valid PNG', async () => {
+      const j = job();
+      expect(await executor.submit(fake.url, j)).to.deep.equal({ accepted: true });
+      const sent = fake.prompts[0];
+      expect(sent?.extra_data['runload_run_id']).to.equal(j.runId);
+      const prompt = sent?.prompt as typeof WORKFLOW;
+      expect(prompt['1'].inputs.image).to.equal('runload/aaaaaaaa-0000-4000-8000-000000000001.png');
+      expect(prompt['2'].inputs.blur_radius).to.equal(3);
+      expect(WORKFLOW['2'].inputs.blur_radius, 'the caller workflow is untouched').to.equal(1);
+      const { events, end } = collect(executor, fake.url, j.runId);
+      const last = await end;
+      expect(events[0]?.type).to.equal('started');
+      expect(last.type).to.equal('finished');
+      if (last.type !== 'finished' || last.result.state !== 'succeeded') throw new Error(`unexpected ${JSON.stringify(last)}`);
+      expect(last.result.outputs).to.have.length(1);
+      if (version !== 'legacy') {
+        expect(last.result.timing?.finishedAtMs).to.be.greaterThan(last.result.timing?.startedAtMs ?? Infinity);
+      }
+      const out = await executor.fetchOutput(fake.url, last.result.outputs[0] as never);
+      expect(out.contentType).to.equal('image/png');
+      expect(pngSize(await readAll(await out.open()))).to.deep.equal({ width: 8, height: 8 });
+      expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(1);
+    });
+
+    it('reports a refused prompt as VALIDATION_ERROR with the node errors', async () => {
+      const result = await executor.submit(fake.url, job({ inputs: { '2:blur_radius': 99 } }));
+      expect(result.accepted).to.equal(false);
+      if (result.accepted) return;
+      expect(result.error).to.deep.include({ code: 'VALIDATION_ERROR', message: 'Prompt outputs failed validation', nodeId: '2', nodeType: 'ImageBlur' });
+    });
+
+    it('reports a node error with the node, and a run that finished before anyone listened', async () => {
+      fake.failNextWith({ nodeId: '2', exceptionType: 'torch.OutOfMemoryError', message: 'out of memory' });
+      const j = job();
+      await executor.submit(fake.url, j);
+      await new Promise((r) => setTimeout(r, 300));
+      const { end } = collect(executor, fake.url, j.runId);
+      const last = await end;
+      expect(last.type === 'finished' && last.result.state).to.equal('failed');
+      if (last.type === 'finished' && last.result.state === 'failed') {
+        expect(last.result.error).to.deep.include({ code: 'EXECUTION_ERROR', nodeId: '2', nodeType: 'ImageBlur', message: 'out of memory' });
+      }
+    });
+
+    it('removes a queued run and interrupts a running one', async () => {
+      fake.setExecutionMs(1500);
+      const running = job();
+      const waiting = job({ inputs: { '2:blur_radius': 5 } });
+      await executor.submit(fake.url, running);
+      await executor.submit(fake.url, waiting);
+      expect((await executor.inspect(fake.url, waiting.runId)).state).to.equal('queued');
+      await executor.cancel(fake.url, waiting.runId);
+      expect((await executor.inspect(fake.url, waiting.runId)).state).to.equal('unknown');
+      const { end } = collect(executor, fake.url, running.runId);
+      await new Promise((r) => setTimeout(r, 200));
+      await executor.cancel(fake.url, running.runId);
+      const last = await end;
+      expect(last.type === 'finished' && last.result.state).to.equal('interrupted');
+    });
+
+    it('reports a run lost when the backend restarts and forgets it, and health follows the backend', async () => {
+      fake.setExecutionMs(3000);
+      const j = job();
+      await executor.submit(fake.url, j);
+      const { end } = collect(executor, fake.url, j.runId);
+      await new Promise((r) => setTimeout(r, 150));
+      await fake.crash();
+      await executor.probe();
+      expect((await executor.health()).available).to.equal(false);
+      let refused: unknown = null;
+      await executor.inspect(fake.url, j.runId).catch((e: unknown) => (refused = e));
+      expect(CoreError.hasCode(refused, 'SERVICE_UNAVAILABLE')).to.equal(true);
+      await fake.restart();
+      await executor.probe();
+      expect((await executor.health()).available).to.equal(true);
+      expect((await end).type).to.equal('lost');
+    });
+  });
+}
