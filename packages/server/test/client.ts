@@ -1,0 +1,43 @@
+/** A tiny HTTP client for end-to-end tests, speaking to a server process. */
+export interface ApiClient {
+  json<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  upload(bytes: Buffer, filename: string): Promise<string>;
+  waitFor(runId: string, statuses: readonly string[], timeoutMs?: number): Promise<Record<string, unknown>>;
+  bytes(path: string): Promise<Buffer>;
+}
+
+export function apiClient(baseUrl: string, apiKey: string): ApiClient {
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const client: ApiClient = {
+    async json(method, path, body) {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as never, headers: res.headers };
+    },
+    async upload(bytes, filename) {
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), filename);
+      const res = await fetch(`${baseUrl}/api/v1/assets`, { method: 'POST', headers: auth, body: form });
+      if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { asset_id: string }).asset_id;
+    },
+    async waitFor(runId, statuses, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const { body } = await client.json('GET', `/api/v1/runs/${runId}`);
+        if (statuses.includes(String(body['status']))) return body;
+        if (Date.now() > until) throw new Error(`run ${runId} stayed ${String(body['status'])}, wanted ${statuses.join('|')}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async bytes(path) {
+      const res = await fetch(`${baseUrl}${path}`, { headers: auth });
+      if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
+      return Buffer.from(await res.arrayBuffer());
+    },
+  };
+  return client;
+}

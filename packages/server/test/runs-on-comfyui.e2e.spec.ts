@@ -1,0 +1,156 @@
+/**
+ * Runs executing end to end: the server is a separate process, the fake ComfyUI servers live in
+ * the test process so the test can fail, pause and kill them.
+ */
+import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { apiClient, type ApiClient } from './client.js';
+import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+
+const INPUT_PNG = makePng(16, 16, (x, y) => [x * 16, y * 16, 0, 255]);
+
+async function world(fakes: FakeComfyUI[], limits: Record<string, unknown>, tier = 'ultra') {
+  const data = tempDataDir();
+  const limitsFile = path.join(data.dir, 'limits.json');
+  writeFileSync(limitsFile, JSON.stringify(limits));
+  const env = {
+    RUNLOAD_DATA_DIR: data.dir,
+    RUNLOAD_COMFYUI_URLS: fakes.map((f) => f.url).join(','),
+    RUNLOAD_LIMITS_FILE: limitsFile,
+    RUNLOAD_LEASE_SECONDS: '2',
+    RUNLOAD_LOG_LEVEL: 'silent',
+  };
+  const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'e2e', '--tier', tier], env);
+  const key = await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env);
+  const app = await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env);
+  const server = await startServerProcess(env);
+  return { env, data, server, api: apiClient(server.url, key.api_key), appVersionId: app.app_version_id };
+}
+
+describe('runs on ComfyUI, end to end', function () {
+  this.timeout(120_000);
+
+  describe('one backend', () => {
+    let fake: FakeComfyUI;
+    let w: Awaited<ReturnType<typeof world>>;
+    let api: ApiClient;
+    before(async () => {
+      fake = await startFakeComfyUI({ executionMs: 200 });
+      w = await world([fake], { max_run_seconds: 2 });
+      api = w.api;
+    });
+    after(async () => {
+      expect(await w.server.stop('SIGTERM')).to.equal(0);
+      await fake.close();
+      w.data.remove();
+    });
+
+    const start = async (inputs: Record<string, unknown>) => {
+      const res = await api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body.run_id;
+    };
+
+    it('uploads an image, runs the app, polls to succeeded and downloads a valid PNG; GPU time is charged', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      const runId = await start({ '1:image': image, '2:blur_radius': 6 });
+      const run = await api.waitFor(runId, ['succeeded', 'failed']);
+      expect(run['status'], JSON.stringify(run['error'])).to.equal('succeeded');
+      const outputs = run['outputs'] as { url: string; content_type: string; node_id: string }[];
+      expect(outputs).to.have.length(1);
+      expect(outputs[0]).to.include({ content_type: 'image/png', node_id: '4' });
+      expect(pngSize(await api.bytes(outputs[0]?.url ?? ''))).to.not.equal(null);
+      const metrics = run['metrics'] as { gpu_seconds: number; run_ms: number; queue_ms: number };
+      expect(metrics.gpu_seconds).to.be.greaterThan(0.1);
+      expect(metrics.run_ms).to.be.at.least(100);
+      const account = await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account');
+      expect(account.body.gpu_seconds_used).to.be.closeTo(metrics.gpu_seconds, 1e-9);
+      const prompt = fake.prompts.find((p) => p.extra_data['runload_run_id'] === runId);
+      expect(fake.executedCount(prompt?.prompt_id ?? '')).to.equal(1);
+    });
+
+    it('fails a run with EXECUTION_ERROR naming the node that raised', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.failNextWith({ nodeId: '2', exceptionType: 'RuntimeError', message: 'kernel exploded' });
+      const run = await api.waitFor(await start({ '1:image': image, '2:blur_radius': 7 }), ['succeeded', 'failed']);
+      expect(run['status']).to.equal('failed');
+      expect(run['error']).to.deep.include({ code: 'EXECUTION_ERROR', node_id: '2', node_type: 'ImageBlur', message: 'kernel exploded' });
+    });
+
+    it('cancels a run while it waits and while it runs', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.setExecutionMs(1500);
+      const running = await start({ '1:image': image, '2:blur_radius': 8 });
+      await api.waitFor(running, ['running']);
+      const waiting = await start({ '1:image': image, '2:blur_radius': 9 });
+      const queued = await api.json('GET', `/api/v1/runs/${waiting}`);
+      expect(queued.body['queue_position']).to.equal(0);
+      expect((await api.json('POST', `/api/v1/runs/${waiting}/cancel`)).body['status']).to.equal('canceled');
+      expect((await api.json('POST', `/api/v1/runs/${running}/cancel`)).body['status']).to.equal('canceling');
+      expect((await api.waitFor(running, ['canceled', 'succeeded', 'failed']))['status']).to.equal('canceled');
+      fake.setExecutionMs(200);
+    });
+
+    it('fails a run past its time limit with RUN_TIMEOUT', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.setExecutionMs(8000);
+      const run = await api.waitFor(await start({ '1:image': image, '2:blur_radius': 10 }), ['succeeded', 'failed', 'canceled'], 30_000);
+      fake.setExecutionMs(200);
+      expect(run['status']).to.equal('failed');
+      expect((run['error'] as { code: string }).code).to.equal('RUN_TIMEOUT');
+    });
+  });
+
+  describe('two backends', () => {
+    let a: FakeComfyUI;
+    let b: FakeComfyUI;
+    let w: Awaited<ReturnType<typeof world>>;
+    before(async () => {
+      a = await startFakeComfyUI({ executionMs: 50 });
+      b = await startFakeComfyUI({ executionMs: 50 });
+      w = await world([a, b], {});
+    });
+    after(async () => {
+      await w.server.stop('SIGTERM');
+      await a.close();
+      await b.close();
+      w.data.remove();
+    });
+
+    it('share 20 runs, each executed exactly once', async () => {
+      const image = await w.api.upload(INPUT_PNG, 'input.png');
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        const res = await w.api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: { '1:image': image, '2:blur_radius': (i % 30) + 1 } });
+        ids.push(res.body.run_id);
+      }
+      for (const id of ids) expect((await w.api.waitFor(id, ['succeeded', 'failed']))['status']).to.equal('succeeded');
+      const all = [...a.prompts, ...b.prompts];
+      expect(all).to.have.length(20);
+      expect(new Set(all.map((p) => p.extra_data['runload_run_id'])).size).to.equal(20);
+      expect(a.prompts.length).to.be.greaterThan(0);
+      expect(b.prompts.length).to.be.greaterThan(0);
+      for (const p of all) expect((a.prompts.includes(p) ? a : b).executedCount(p.prompt_id)).to.equal(1);
+    });
+
+    it('fails with BACKEND_LOST a run whose backend dies mid-run, and answers 503 when every backend is down', async () => {
+      const image = await w.api.upload(INPUT_PNG, 'input.png');
+      a.setExecutionMs(5000);
+      b.setExecutionMs(5000);
+      const res = await w.api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: { '1:image': image, '2:blur_radius': 31 } });
+      await w.api.waitFor(res.body.run_id, ['running']);
+      const holder = a.prompts.some((p) => p.extra_data['runload_run_id'] === res.body.run_id) ? a : b;
+      await holder.crash();
+      const lost = await w.api.waitFor(res.body.run_id, ['failed', 'succeeded'], 30_000);
+      expect((lost['error'] as { code: string }).code).to.equal('BACKEND_LOST');
+      expect((lost['metrics'] as { gpu_seconds: number | null }).gpu_seconds).to.equal(null);
+      await (holder === a ? b : a).crash();
+      await new Promise((r) => setTimeout(r, 2500));
+      const down = await w.api.json('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: {} });
+      expect(down.status).to.equal(503);
+      expect((down.body['error'] as { code: string }).code).to.equal('SERVICE_UNAVAILABLE');
+    });
+  });
+});
