@@ -41,6 +41,9 @@ export class FakeComfyUI {
   private server: Server | null = null;
   private wss: WebSocketServer | null = null;
   private generation = 0;
+  private delays = { upload: 0, view: 0 };
+  /** Requests received, by route (`POST /upload/image`, `GET /view`, …), for tests that act mid-request. */
+  readonly requestCounts = new Map<string, number>();
   private paused = false;
   private host: string;
   port: number;
@@ -75,6 +78,11 @@ export class FakeComfyUI {
   resume(): void {
     this.paused = false;
     this.pump();
+  }
+
+  /** Holds `/upload/image` or `/view` answers this long (to stop a client mid-transfer). */
+  setDelays(delays: { upload?: number; view?: number }): void {
+    this.delays = { ...this.delays, ...delays };
   }
 
   failNextWith(failure: Failure): void {
@@ -182,6 +190,9 @@ export class FakeComfyUI {
       res.end();
     };
     const route = `${req.method} ${path}`;
+    this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
+    const hold = route === 'POST /upload/image' ? this.delays.upload : route === 'GET /view' ? this.delays.view : 0;
+    if (hold > 0) await new Promise((r) => setTimeout(r, hold));
     if (route === 'GET /system_stats') {
       return json(200, {
         system: { os: this.settings.version === '2026' ? 'linux' : 'posix', ram_total: 25e9, ram_free: 24e9, comfyui_version: this.settings.version === '2026' ? '0.9.0' : '0.3.64', python_version: '3.11.2', pytorch_version: '2.0', embedded_python: false, argv: ['main.py', '--cpu'] },
