@@ -8,8 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Container } from 'inversify';
-import { Dispatcher, RUNLOAD_API, RunLifecycle, type Clock, type Executor, type RunloadApi } from '@runload/core';
+import { Dispatcher, RUNLOAD_API, RunLifecycle, SystemClock, type Clock, type Executor, type RunloadApi } from '@runload/core';
+import { InMemoryRateLimiter } from '@runload/core/testing';
 import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
+import { createRedisClient, FailoverRateLimiter, RedisRateLimiter, RedisWorkSignal, type Redis } from '@runload/redis-limiter';
 import { checkDatabase, migrate, openDatabase, type Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer } from './container.js';
@@ -64,11 +66,34 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   const comfy = options.executor ? null : new ComfyUiExecutor({ urls: config.comfyUiUrls, log: createLogger('comfyui') });
   const executor = options.executor ?? (comfy as ComfyUiExecutor);
   if (comfy && options.dispatch) await comfy.probe();
+  const clock = options.clock ?? new SystemClock();
+  const redisClients: Redis[] = [];
+  let failover: FailoverRateLimiter | null = null;
+  let workSignal: RedisWorkSignal | null = null;
+  if (config.redisUrl) {
+    const redisLog = createLogger('redis');
+    const client = (timeout?: number) => {
+      const c = createRedisClient(config.redisUrl as string, timeout ? { commandTimeoutMs: timeout } : {});
+      c.on('error', (error: Error) => redisLog('warn', 'redis connection', { error: error.message }));
+      redisClients.push(c);
+      return c;
+    };
+    const limits = client(150);
+    failover = new FailoverRateLimiter(new RedisRateLimiter(limits), new InMemoryRateLimiter(clock), {
+      timeoutMs: 150,
+      recheckMs: 1000,
+      ping: () => limits.ping(),
+      log: redisLog,
+    });
+    workSignal = new RedisWorkSignal(client(), client());
+  }
   const container = buildContainer(config, {
     db,
     executor,
+    clock,
+    ...(failover ? { limiter: failover } : {}),
+    ...(workSignal ? { workSignal } : {}),
     nodeCatalog: new ComfyUiNodeCatalog(config.comfyUiUrls, 3000),
-    ...(options.clock ? { clock: options.clock } : {}),
   });
   const api = container.get<RunloadApi>(RUNLOAD_API);
   const ports = container.get<PORTS>(PORTS);
@@ -102,7 +127,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
       return {
         ok: database.ok,
         database,
-        limiter: { mode: 'in-process' },
+        limiter: failover ? failover.health() : { mode: 'in-process' },
         backends,
         dispatcher: { running: dispatcher !== null, in_flight: dispatcher?.inFlight() ?? 0 },
       };
@@ -116,6 +141,8 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
         log('error', 'dispatcher did not stop cleanly', { error: String(error) });
       }
       await executor.close();
+      failover?.close();
+      for (const c of redisClients) c.disconnect();
       await db.destroy();
     },
   };

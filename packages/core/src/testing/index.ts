@@ -22,3 +22,4 @@ export * from './in-memory-ports.js';
 export * from './contract-fixtures.js';
 export * from './storage-contract.js';
 export * from './blob-store-contract.js';
+export * from './rate-limiter-contract.js';

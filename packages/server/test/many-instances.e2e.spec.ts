@@ -1,0 +1,131 @@
+/**
+ * Three server processes sharing PostgreSQL, Redis and one blob directory, with two fake
+ * ComfyUI backends: limits hold across instances, every run executes exactly once, and the runs
+ * of a killed instance are finished by the others.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { openDatabase } from '@runload/storage-adapter';
+import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { apiClient } from './client.js';
+import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+
+const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
+const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
+if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=true needs RUNLOAD_TEST_PG_URL and RUNLOAD_TEST_REDIS_URL');
+
+(pgUrl && redisUrl ? describe : describe.skip)('many instances on PostgreSQL and Redis', function () {
+  this.timeout(180_000);
+  const data = tempDataDir();
+  const dbName = `runload_e2e_${randomBytes(4).toString('hex')}`;
+  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let fakes: FakeComfyUI[] = [];
+  let servers: ServerProcess[] = [];
+  let env: Record<string, string>;
+  let starterKey: string;
+  let ultraKey: string;
+  let runnerKey: string;
+  let appVersionId: string;
+
+  before(async () => {
+    await admin.raw(`CREATE DATABASE ${dbName}`);
+    const url = new URL(pgUrl ?? '');
+    url.pathname = `/${dbName}`;
+    fakes = [await startFakeComfyUI({ executionMs: 40 }), await startFakeComfyUI({ executionMs: 40 })];
+    env = {
+      RUNLOAD_DATA_DIR: data.dir,
+      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_REDIS_URL: `${redisUrl}`,
+      RUNLOAD_COMFYUI_URLS: fakes.map((f) => f.url).join(','),
+      RUNLOAD_LEASE_SECONDS: '3',
+      RUNLOAD_LOG_LEVEL: 'silent',
+    };
+    await cliJson(['migrate'], env);
+    const starter = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 's', '--tier', 'starter'], env);
+    starterKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', starter.account_id], env)).api_key;
+    const ultra = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'u', '--tier', 'ultra'], env);
+    ultraKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', ultra.account_id], env)).api_key;
+    const runner = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'r', '--tier', 'ultra'], env);
+    runnerKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', runner.account_id], env)).api_key;
+    appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
+    servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
+  });
+
+  after(async () => {
+    await Promise.all(servers.map((s) => s.stop('SIGTERM')));
+    for (const f of fakes) await f.close();
+    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.destroy();
+    data.remove();
+  });
+
+  it('admits exactly 10 Starter runs per minute window out of 300 concurrent requests spread over three instances', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        fetch(`${servers[i % 3]?.url}/api/v1/apps/${appVersionId}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${starterKey}`, 'content-type': 'application/json' },
+          body: '{"inputs":{}}',
+        }),
+      ),
+    );
+    const admittedByWindow = new Map<string, number>();
+    for (const r of answers) {
+      if (r.status === 201) {
+        const reset = r.headers.get('x-ratelimit-minute-reset') ?? '';
+        admittedByWindow.set(reset, (admittedByWindow.get(reset) ?? 0) + 1);
+      } else {
+        expect([429]).to.include(r.status);
+      }
+    }
+    for (const count of admittedByWindow.values()) expect(count).to.equal(10);
+  });
+
+  it('holds the general limit of 120 a minute across the three instances', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => fetch(`${servers[i % 3]?.url}/api/v1/account`, { headers: { authorization: `Bearer ${ultraKey}` } })),
+    );
+    const byWindow = new Map<string, number>();
+    for (const r of answers) {
+      if (r.status === 200) {
+        const reset = r.headers.get('x-ratelimit-minute-reset') ?? '';
+        byWindow.set(reset, (byWindow.get(reset) ?? 0) + 1);
+      }
+    }
+    const total = [...byWindow.values()].reduce((a, b) => a + b, 0);
+    // All 150 land in at most two minute windows; none may hold more than 120.
+    for (const count of byWindow.values()) expect(count).to.be.at.most(120);
+    expect(total).to.be.at.least(120);
+  });
+
+  it('runs 50 runs over two backends, each exactly once, and finishes the runs of an instance killed mid-run', async () => {
+    const api = servers.map((s) => apiClient(s.url, runnerKey));
+    const image = await (api[0] as ReturnType<typeof apiClient>).upload(makePng(4, 4, () => [1, 1, 1, 255]), 'in.png');
+    for (const f of fakes) f.setExecutionMs(150);
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i += 1) {
+      const res = await (api[i % 3] as ReturnType<typeof apiClient>).json<{ run_id: string }>('POST', `/api/v1/apps/${appVersionId}`, {
+        inputs: { '1:image': image, '2:blur_radius': (i % 31) + 1, '2:sigma': 1 + i / 100 },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      ids.push(res.body.run_id);
+    }
+    await new Promise((r) => setTimeout(r, 400));
+    await servers[2]?.stop('SIGKILL');
+    servers = servers.slice(0, 2);
+    // One list request a second sees every run, well inside the general limit.
+    const deadline = Date.now() + 60_000;
+    let runs: { run_id: string; status: string; error: unknown }[] = [];
+    while (Date.now() < deadline) {
+      runs = (await (api[0] as ReturnType<typeof apiClient>).json<{ runs: typeof runs }>('GET', '/api/v1/runs?limit=100')).body.runs;
+      if (runs.length === 50 && runs.every((r) => ['succeeded', 'failed', 'canceled', 'expired'].includes(r.status))) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(runs.filter((r) => r.status !== 'succeeded').map((r) => [r.run_id, r.status, r.error])).to.deep.equal([]);
+    expect(runs).to.have.length(50);
+    const prompts = fakes.flatMap((f) => f.prompts.filter((p) => ids.includes(String(p.extra_data['runload_run_id']))).map((p) => ({ f, p })));
+    expect(prompts).to.have.length(50);
+    for (const { f, p } of prompts) expect(f.executedCount(p.prompt_id)).to.equal(1);
+  });
+});
