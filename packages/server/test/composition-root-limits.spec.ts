@@ -1,0 +1,79 @@
+/**
+ * The composition root in the test process with a fake clock and a real listening server on
+ * port 0 (SQLite, local files, in-process limiter): limit windows and leftovers, on real adapters.
+ */
+import { expect } from 'chai';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { FakeClock, InMemoryExecutor } from '@runload/core/testing';
+import type { RunningHttpServer } from '@runload/http-adapter';
+import { loadConfig, openRuntime, startServer, type Runtime } from '@runload/server';
+import { REPO_ROOT, tempDataDir } from './processes.js';
+
+const T0 = Date.UTC(2026, 6, 1, 9, 0, 0, 0);
+
+describe('composition root with a fake clock', function () {
+  this.timeout(60_000);
+  const data = tempDataDir();
+  const clock = new FakeClock(T0);
+  let runtime: Runtime;
+  let server: RunningHttpServer;
+  let auth: Record<string, string>;
+  let appVersionId: string;
+
+  before(async () => {
+    const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0', RUNLOAD_MAX_UPLOAD_BYTES: '4096' }, REPO_ROOT);
+    runtime = await openRuntime(config, { dispatch: false, clock, executor: new InMemoryExecutor() });
+    server = await startServer(runtime, config, () => undefined);
+    const account = await runtime.api.accounts.create('Ada', 'starter');
+    auth = { authorization: `Bearer ${(await runtime.api.apiKeys.create(account.id)).apiKey}` };
+    appVersionId = (await runtime.api.apps.publish({ name: 'x', workflow: { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'a', images: ['2', 0] } } } })).id;
+  });
+
+  after(async () => {
+    await server.close(1000);
+    await runtime.close();
+    data.remove();
+  });
+
+  const run = () => fetch(`${server.url}/api/v1/apps/${appVersionId}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
+
+  it('refuses the 11th Starter run in a minute and the 101st in an hour, on SQLite', async () => {
+    for (let i = 0; i < 10; i += 1) expect((await run()).status).to.equal(201);
+    const eleventh = await run();
+    expect(eleventh.status).to.equal(429);
+    expect(eleventh.headers.get('x-ratelimit-minute-reset')).to.equal(String((T0 + 60_000) / 1000));
+    for (let minute = 1; minute < 10; minute += 1) {
+      clock.set(T0 + minute * 60_000);
+      for (let i = 0; i < 10; i += 1) expect((await run()).status).to.equal(201);
+    }
+    clock.set(T0 + 10 * 60_000);
+    const hundredAndFirst = await run();
+    expect(hundredAndFirst.status).to.equal(429);
+    expect(hundredAndFirst.headers.get('x-ratelimit-hour-remaining')).to.equal('0');
+    expect(hundredAndFirst.headers.get('retry-after')).to.equal(String(50 * 60));
+  });
+
+  it('refuses the 121st request of a minute', async () => {
+    clock.set(T0 + 2 * 3_600_000);
+    for (let i = 0; i < 120; i += 1) expect((await fetch(`${server.url}/api/v1/account`, { headers: auth })).status).to.equal(200);
+    const refused = await fetch(`${server.url}/api/v1/account`, { headers: auth });
+    expect(refused.status).to.equal(429);
+    expect(await refused.json()).to.deep.equal({ error: { code: 'RATE_LIMITED', message: 'Rate limit exceeded: 120 requests per minute', retry_after: 60 } });
+  });
+
+  it('leaves nothing in the data directory after refused uploads', async () => {
+    clock.set(T0 + 3 * 3_600_000);
+    const upload = async (body: Buffer, name: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([body]), name);
+      return fetch(`${server.url}/api/v1/assets`, { method: 'POST', headers: auth, body: form });
+    };
+    expect((await upload(Buffer.alloc(10_000, 1), 'big.png')).status).to.equal(413);
+    expect((await upload(Buffer.from('plain text, not a picture'), 'fake.png')).status).to.equal(415);
+    const blobs = path.join(data.dir, 'blobs');
+    expect(readdirSync(blobs)).to.deep.equal(['.staging']);
+    expect(readdirSync(path.join(blobs, '.staging'))).to.deep.equal([]);
+    expect(readdirSync(path.join(data.dir, 'uploads'))).to.deep.equal([]);
+  });
+});
