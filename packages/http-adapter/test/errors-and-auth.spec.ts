@@ -1,5 +1,6 @@
 /** Every error row of SPEC 7.2 and CONTRACT 5, whole bodies compared, on both transports. */
 import { expect } from 'chai';
+import { CoreError } from '@runload/core';
 import { UnavailableExecutor } from '@runload/core/testing';
 import { jsonInit, makeHarness, TRANSPORTS, type Harness } from './harness.js';
 
@@ -155,6 +156,16 @@ for (const transport of TRANSPORTS) {
       const res = await h.request('/api/v1/runs/11111111-2222-4333-8444-555555555555', { headers: u.auth });
       expect(res.status).to.equal(500);
       expect(await res.json()).to.deep.equal({ error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' } });
+    });
+
+    it('503 SERVICE_UNAVAILABLE with Retry-After when the database is unreachable', async () => {
+      h.ports.runs.get = async () => {
+        throw new CoreError('STORAGE_UNAVAILABLE', 'The database is unreachable');
+      };
+      const res = await h.request('/api/v1/runs/11111111-2222-4333-8444-555555555555', { headers: u.auth });
+      expect(res.status).to.equal(503);
+      expect(res.headers.get('retry-after')).to.equal('5');
+      expect(await res.json()).to.deep.equal({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The database is unreachable; try again shortly' } });
     });
 
     it('gives every response an X-Request-Id and keeps a sane one the client sent', async () => {

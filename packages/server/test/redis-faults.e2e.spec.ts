@@ -1,0 +1,71 @@
+/**
+ * Redis stopped and restarted under a load of requests: requests keep being served (limits fall
+ * back to each instance's own), /healthz says so, and shared limits resume when Redis returns.
+ * Uses a redis-server of its own on a spare port, so stopping it disturbs nothing else.
+ */
+import { expect } from 'chai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cliJson, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+
+const PORT = 6391;
+const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
+if (!haveRedis && process.env['CI'] === 'true') throw new Error('CI=true needs redis-server on the PATH');
+
+function startRedis(): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('Ready to accept connections')) resolve(child);
+    });
+  });
+}
+
+(haveRedis ? describe : describe.skip)('Redis faults', function () {
+  this.timeout(60_000);
+  const data = tempDataDir();
+  let redis: ChildProcess;
+  let server: ServerProcess;
+  let auth: Record<string, string>;
+
+  before(async () => {
+    redis = await startRedis();
+    const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_REDIS_URL: `redis://127.0.0.1:${PORT}`, RUNLOAD_COMFYUI_URLS: 'http://127.0.0.1:9', RUNLOAD_LOG_LEVEL: 'silent' };
+    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'f', '--tier', 'ultra'], env);
+    auth = { authorization: `Bearer ${(await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key}` };
+    server = await startServerProcess(env);
+  });
+
+  after(async () => {
+    await server.stop('SIGTERM');
+    redis.kill('SIGKILL');
+    data.remove();
+  });
+
+  const limiterMode = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { limiter: { mode: string } }).limiter.mode;
+
+  it('keeps serving while Redis is down, then shares limits again when it returns', async () => {
+    expect(await limiterMode()).to.equal('redis');
+    const timings: number[] = [];
+    const load = async (n: number) => {
+      for (let i = 0; i < n; i += 1) {
+        const started = performance.now();
+        const res = await fetch(`${server.url}/api/v1/account`, { headers: auth });
+        timings.push(performance.now() - started);
+        expect([200, 429]).to.include(res.status);
+      }
+    };
+    await load(5);
+    redis.kill('SIGKILL');
+    await load(20);
+    expect(await limiterMode()).to.equal('local');
+    // Served from the local limiter: no request waited on the dead Redis for long.
+    expect(Math.max(...timings.slice(5))).to.be.below(1000);
+    redis = await startRedis();
+    const until = Date.now() + 15_000;
+    while ((await limiterMode()) !== 'redis') {
+      if (Date.now() > until) throw new Error('shared limits did not resume');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await load(3);
+  });
+});
