@@ -122,6 +122,22 @@ describe('Dispatcher', () => {
     await t.dispatcher.stop();
   });
 
+  it('does not send a prompt once another dispatcher has taken the run over', async () => {
+    const t = await setup();
+    const original = t.executor.submit.bind(t.executor);
+    t.executor.submit = async (backendId, job) => {
+      // This dispatcher stalled past its lease; another took the run over meanwhile.
+      await t.w.ports.runs.update(job.runId, { leaseOwner: 'instance-b' });
+      return original(backendId, job);
+    };
+    const run = await t.create();
+    await t.dispatcher.start();
+    await eventually(async () => t.logs.some((l) => l.startsWith('claim lost')), 'the dispatcher to give the run up');
+    expect(t.executor.submitted).to.have.length(0);
+    expect((await t.w.ports.runs.get(run.id))?.leaseOwner).to.equal('instance-b');
+    await t.dispatcher.stop();
+  });
+
   it('requeues a run when the backend is unreachable at submit', async () => {
     const t = await setup();
     const run = await t.create();

@@ -4,7 +4,7 @@
  * @module
  */
 import { Readable } from 'node:stream';
-import { CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type OutputRef, type SubmitResult } from '@runload/core';
+import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type OutputRef, type SubmitResult } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
 import { ComfyUiHttp } from './comfyui-http.js';
 import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
@@ -76,6 +76,7 @@ export class ComfyUiBackend {
     const media: Record<string, string> = {};
     for (const [key, file] of Object.entries(job.media)) media[key] = await this.upload(file.assetId, file.filename, await file.open());
     const prompt = applyInputs(job.workflow, job.inputs, media);
+    if (job.stillClaimed && !(await job.stillClaimed())) throw new CoreError('INVALID_TRANSITION', CLAIM_LOST);
     const result = await this.http.request('POST', '/prompt', {
       prompt,
       client_id: this.options.clientId,

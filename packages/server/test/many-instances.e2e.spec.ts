@@ -38,7 +38,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
       RUNLOAD_DATABASE_URL: url.toString(),
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: fakes.map((f) => f.url).join(','),
-      RUNLOAD_LEASE_SECONDS: '3',
+      RUNLOAD_LEASE_SECONDS: '5',
       RUNLOAD_LOG_LEVEL: 'silent',
     };
     await cliJson(['migrate'], env);
@@ -125,6 +125,8 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
     expect(runs.filter((r) => r.status !== 'succeeded').map((r) => [r.run_id, r.status, r.error])).to.deep.equal([]);
     expect(runs).to.have.length(50);
     const prompts = fakes.flatMap((f) => f.prompts.filter((p) => ids.includes(String(p.extra_data['runload_run_id']))).map((p) => ({ f, p })));
+    const dup = prompts.filter(({ p }) => prompts.filter((q) => q.p.extra_data['runload_run_id'] === p.extra_data['runload_run_id']).length > 1);
+    if (dup.length > 0) process.stderr.write(`DUPLICATES ${JSON.stringify(dup.map(({ f, p }) => [f.url, p.prompt_id, p.number]))}\n${servers.map((s) => s.stderr()).join('\n')}\n`);
     expect(prompts).to.have.length(50);
     for (const { f, p } of prompts) expect(f.executedCount(p.prompt_id)).to.equal(1);
   });

@@ -34,7 +34,15 @@ export interface ExecutionJob {
   /** Validated inputs; media inputs carry asset ids, resolved through `media`. */
   readonly inputs: RunInputs;
   readonly media: Readonly<Record<string, MediaFile>>;
+  /**
+   * Asked right before the prompt is sent (after the media are uploaded): false means this
+   * dispatcher no longer holds the run, and the prompt must not be sent.
+   */
+  readonly stillClaimed?: () => Promise<boolean>;
 }
+
+/** Thrown by `submit` when `stillClaimed` said no: nothing was queued. */
+export const CLAIM_LOST = 'claim lost before the prompt was sent';
 
 /** Execution time as the backend measured it (epoch ms). */
 export interface BackendTiming {

@@ -5,6 +5,7 @@
  */
 import { CoreError } from '../domain/errors.js';
 import type { RunError } from '../domain/run.js';
+import { CLAIM_LOST } from '../ports/executor.js';
 import type {
   BackendTiming,
   ExecutionEvent,
@@ -48,6 +49,7 @@ export class InMemoryExecutor implements Executor {
 
   async submit(_backendId: string, job: ExecutionJob): Promise<SubmitResult> {
     if (!this.available) throw new CoreError('SERVICE_UNAVAILABLE', 'The in-memory backend is switched off');
+    if (job.stillClaimed && !(await job.stillClaimed())) throw new CoreError('INVALID_TRANSITION', CLAIM_LOST);
     if (this.rejectNext) {
       const error = this.rejectNext;
       this.rejectNext = null;

@@ -61,6 +61,7 @@ export class Dispatcher {
   private readonly work = new Set<Promise<unknown>>();
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
   private pumping = false;
   private pumpAgain = false;
   private stopping = false;
@@ -76,6 +77,12 @@ export class Dispatcher {
     this.unsubscribe = this.deps.signal.subscribe((reason) => this.onSignal(reason));
     this.timer = setInterval(() => this.background(() => this.sweep()), this.options.sweepMs);
     this.timer.unref();
+    // Leases are renewed on their own timer, so a slow sweep never lets them lapse.
+    this.renewTimer = setInterval(
+      () => this.background(() => this.deps.runs.renewLeases(this.options.owner, this.leaseUntil())),
+      Math.max(100, Math.floor(this.options.leaseMs / 4)),
+    );
+    this.renewTimer.unref();
     await this.sweep();
     this.wake();
   }
@@ -85,6 +92,7 @@ export class Dispatcher {
     this.stopping = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    if (this.renewTimer) clearInterval(this.renewTimer);
     for (const t of this.tracked.values()) t.stopFollowing();
     await Promise.allSettled([...this.work]);
     await this.deps.runs.releaseLeases(this.options.owner);
@@ -153,8 +161,12 @@ export class Dispatcher {
     if (!run) return;
     const tracked = this.track(run.id, backendId);
     try {
-      const job = await buildExecutionJob(run, this.deps.appVersions, this.deps.assets, this.deps.blobs);
-      const result = await this.deps.executor.submit(backendId, job);
+      const built = await buildExecutionJob(run, this.deps.appVersions, this.deps.assets, this.deps.blobs);
+      // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
+      // must not send a prompt another dispatcher may already have sent.
+      const stillClaimed = async () =>
+        (await this.deps.runs.update(run.id, { leaseExpiresAt: this.leaseUntil() }, { status: ['queued'], leaseOwner: this.options.owner })) !== null;
+      const result = await this.deps.executor.submit(backendId, { ...built, stillClaimed });
       if (!result.accepted) {
         this.untrack(run.id);
         await this.deps.lifecycle.failed(run, result.error, null);
@@ -162,6 +174,10 @@ export class Dispatcher {
       }
     } catch (error) {
       this.untrack(run.id);
+      if (CoreError.hasCode(error, 'INVALID_TRANSITION')) {
+        this.options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: run.id });
+        return;
+      }
       if (CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) {
         this.options.log('warn', 'backend unreachable at submit; run queued again', { runId: run.id, backendId });
         await this.deps.lifecycle.requeue(run);
