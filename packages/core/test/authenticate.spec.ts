@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CoreError } from '@runload/core';
+import { AUTH_CACHE_MS, CoreError } from '@runload/core';
 import { makeWorld } from './fixture.js';
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
@@ -32,14 +32,18 @@ describe('Authenticate', () => {
     expect(await auth(p.apiKey.replace(/^rl_/, 'xx_'))).to.equal('INVALID_API_KEY');
   });
 
-  it('makes revocation and suspension effective on the next request', async () => {
+  it('makes revocation and suspension effective within one second', async () => {
     const w = await makeWorld();
     const p = await w.principal();
+    expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('OK');
     await w.api.accounts.suspend(p.account.id);
+    w.clock.advance(AUTH_CACHE_MS);
+    expect(AUTH_CACHE_MS).to.be.at.most(1000);
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('ACCOUNT_SUSPENDED');
     await w.api.accounts.unsuspend(p.account.id);
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('OK');
     await w.api.apiKeys.revoke(p.keyId);
+    w.clock.advance(AUTH_CACHE_MS);
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('INVALID_API_KEY');
   });
 

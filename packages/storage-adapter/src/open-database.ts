@@ -50,8 +50,9 @@ export function openDatabase(config: DatabaseConfig): Knex {
     connection: { filename: path.join(config.dataDir, 'runload.sqlite') },
     useNullAsDefault: true,
     pool: {
+      // WAL lets readers run beside the writer; writers queue on SQLite's lock (busy_timeout).
       min: 1,
-      max: 1,
+      max: config.poolMax ?? 4,
       afterCreate: (conn: { run(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) => {
         const pragmas = ['PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 10000', 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
         const next = (i: number): void => {

@@ -7,16 +7,24 @@ import { parseApiKey, secretMatches } from '../domain/api-key.js';
 import { CoreError, type CoreErrorCode } from '../domain/errors.js';
 import { WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { AccountRepository } from '../ports/account-repository.js';
+import type { Clock } from '../ports/clock.js';
 import type { ApiKeyRepository } from '../ports/api-key-repository.js';
 import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';
 import type { Principal } from './principal.js';
 
+/** How long a verified key is trusted without asking the database again (CONTRACT 2: changes apply within one second). */
+export const AUTH_CACHE_MS = 500;
+const AUTH_CACHE_SIZE = 10_000;
+
 export class Authenticate {
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly accounts: AccountRepository,
     private readonly limiter: RateLimiter,
     private readonly limits: LimitsConfig,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -29,6 +37,9 @@ export class Authenticate {
     if (presentedKey === null || presentedKey === '') {
       return this.fail(clientAddress, 'MISSING_API_KEY', 'Missing API key');
     }
+    const now = this.clock.nowMs();
+    const cached = this.cache.get(presentedKey);
+    if (cached && cached.until > now) return cached.principal;
     const parsed = parseApiKey(presentedKey);
     const key = parsed ? await this.keys.findByPrefix(parsed.prefix) : null;
     if (!parsed || !key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) {
@@ -40,7 +51,10 @@ export class Authenticate {
       const general: WindowSpec = { name: WINDOW.general, subject: account.id, period: 'minute', limit: this.limits.general_per_minute };
       throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended', { windows: (await this.limiter.peek([general])).windows });
     }
-    return { account, keyId: key.id };
+    const principal = { account, keyId: key.id };
+    if (this.cache.size >= AUTH_CACHE_SIZE) this.cache.clear();
+    this.cache.set(presentedKey, { principal, until: now + AUTH_CACHE_MS });
+    return principal;
   }
 
   private async fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {

@@ -75,7 +75,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
   const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
   return {
     limits,
-    authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits),
+    authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
     createRun: new CreateRun(p.appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids),

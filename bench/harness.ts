@@ -1,0 +1,87 @@
+/** Process helpers for the benchmarks: start servers, drive autocannon, read memory. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NODE_ARGS = ['--conditions=@runload/source', '--import', 'tsx'];
+
+export interface Listening {
+  readonly url: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+export function startListening(script: string, args: readonly string[], env: Record<string, string>): Promise<Listening> {
+  const child: ChildProcess = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        resolve({
+          url: m[1],
+          pid: child.pid as number,
+          stop: () =>
+            new Promise<void>((done) => {
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export function cli(args: readonly string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...NODE_ARGS, path.join(ROOT, 'packages/server/src/cli/main.ts'), ...args, '--json'], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${args.join(' ')}: ${stderr}`));
+      else resolve(JSON.parse(stdout) as Record<string, unknown>);
+    });
+  });
+}
+
+export interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly non2xx: number;
+  readonly errors: number;
+}
+
+/** autocannon in its own process. */
+export function autocannon(url: string, options: { connections: number; seconds: number; method?: string; headers?: Record<string, string>; body?: string }): Promise<LoadResult> {
+  const args = ['-j', '-c', String(options.connections), '-d', String(options.seconds), '-m', options.method ?? 'GET'];
+  for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
+  if (options.body) args.push('-b', options.body);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    execFile(path.join(ROOT, 'node_modules/.bin/autocannon'), args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
+      if (error) return reject(error);
+      const r = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+    });
+  });
+}
+
+/** Peak resident memory of a process, in MiB (VmHWM). */
+export function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export function machine(): string {
+  const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
+  const cores = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
+  const mem = Number(/MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 1024 / 1024;
+  return `${cores} cores (${cpu}), ${mem.toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}`;
+}
