@@ -97,3 +97,21 @@ export interface Run {
 }
 
 export const EMPTY_METRICS: RunMetrics = { queueMs: null, runMs: null, gpuSeconds: null };
+
+/** A new run, as it is when created: queued, nothing known yet. */
+export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'workflow'>): Run {
+  return {
+    ...fields,
+    status: 'queued',
+    startedAt: null,
+    finishedAt: null,
+    progress: null,
+    outputs: [],
+    error: null,
+    metrics: EMPTY_METRICS,
+    backendId: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    cancelRequested: false,
+  };
+}

@@ -1,7 +1,7 @@
 /** Builders shared by the contract suites. */
 import type { Account } from '../domain/account.js';
 import type { AppVersion } from '../domain/app-version.js';
-import { EMPTY_METRICS, type Run } from '../domain/run.js';
+import { newQueuedRun, type Run } from '../domain/run.js';
 
 let counter = 0;
 
@@ -29,24 +29,13 @@ export function anAppVersion(overrides: Partial<AppVersion> = {}): AppVersion {
 }
 
 export function aRun(accountId: string, appVersionId: string, overrides: Partial<Run> = {}): Run {
-  return {
+  const base = newQueuedRun({
     id: nextId(),
     accountId,
     appVersionId,
-    status: 'queued',
     createdAt: new Date(Date.UTC(2026, 0, 1)),
-    startedAt: null,
-    finishedAt: null,
     inputs: { '1:filename_prefix': 'y' },
     workflow: { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'x' } } },
-    progress: null,
-    outputs: [],
-    error: null,
-    metrics: EMPTY_METRICS,
-    backendId: null,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    cancelRequested: false,
-    ...overrides,
-  };
+  });
+  return { ...base, ...overrides };
 }

@@ -6,7 +6,7 @@
  */
 import { CoreError } from '../domain/errors.js';
 import { checkInputs } from '../domain/input-validation.js';
-import { EMPTY_METRICS, type Run } from '../domain/run.js';
+import { newQueuedRun, type Run } from '../domain/run.js';
 import { parseRunRequest } from '../domain/run-request.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
@@ -68,25 +68,14 @@ export class CreateRun {
     }
 
     const admitted = await this.admission.admit(account);
-    const run: Run = {
+    const run = newQueuedRun({
       id: this.ids.uuid(),
       accountId: account.id,
       appVersionId: version.id,
-      status: 'queued',
       createdAt: this.clock.now(),
-      startedAt: null,
-      finishedAt: null,
       inputs: values,
       workflow: version.workflow,
-      progress: null,
-      outputs: [],
-      error: null,
-      metrics: EMPTY_METRICS,
-      backendId: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      cancelRequested: false,
-    };
+    });
     try {
       await this.runs.create(run);
     } catch (error) {
