@@ -53,23 +53,29 @@ export class ComfyUiExecutor implements Executor {
     return { available: backends.some((b) => b.healthy), backends };
   }
 
-  submit(backendId: string, job: ExecutionJob): Promise<SubmitResult> {
+  async submit(backendId: string, job: ExecutionJob): Promise<SubmitResult> {
     return this.backend(backendId).submit(job);
   }
 
-  inspect(backendId: string, runId: string): Promise<ExecutionState> {
+  async inspect(backendId: string, runId: string): Promise<ExecutionState> {
     return this.backend(backendId).inspect(runId);
   }
 
   follow(backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void {
-    return this.backend(backendId).follow(runId, listener);
+    const backend = this.backends.get(backendId);
+    if (!backend) {
+      // A run recorded on a server that is no longer configured can never report again.
+      queueMicrotask(() => listener({ type: 'lost' }));
+      return () => undefined;
+    }
+    return backend.follow(runId, listener);
   }
 
-  fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput> {
+  async fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput> {
     return this.backend(backendId).fetchOutput(ref);
   }
 
-  cancel(backendId: string, runId: string): Promise<void> {
+  async cancel(backendId: string, runId: string): Promise<void> {
     return this.backend(backendId).cancel(runId);
   }
 

@@ -40,6 +40,11 @@ export class InMemoryExecutor implements Executor {
   readonly submitted: ExecutionJob[] = [];
   /** The next submit is refused with this validation error. */
   rejectNext: RunError | null = null;
+  /** When set, accepted runs start and succeed on their own (unless `held`), with one small output. */
+  autoRun = false;
+  held = false;
+  /** With autoRun: the next run fails at a node instead. */
+  failNextRun = false;
   private readonly entries = new Map<string, Entry>();
   private readonly files = new Map<string, ScriptedOutput>();
 
@@ -57,10 +62,12 @@ export class InMemoryExecutor implements Executor {
     }
     this.submitted.push(job);
     this.entries.set(job.runId, { job, state: { state: 'queued', position: 0 }, listeners: new Set() });
+    if (this.autoRun && !this.held) setTimeout(() => this.runScripted(job.runId), 1);
     return { accepted: true };
   }
 
-  async inspect(_backendId: string, runId: string): Promise<ExecutionState> {
+  async inspect(backendId: string, runId: string): Promise<ExecutionState> {
+    if (backendId !== IN_MEMORY_BACKEND) throw new CoreError('SERVICE_UNAVAILABLE', `no backend ${backendId}`);
     if (!this.available) throw new CoreError('SERVICE_UNAVAILABLE', 'The in-memory backend is switched off');
     return this.entries.get(runId)?.state ?? { state: 'unknown' };
   }
@@ -99,6 +106,25 @@ export class InMemoryExecutor implements Executor {
 
   async close(): Promise<void> {
     this.entries.clear();
+  }
+
+  /** With autoRun: starts and finishes a queued run as scripted. */
+  runScripted(runId: string): void {
+    const entry = this.entries.get(runId);
+    if (!entry || entry.state.state !== 'queued') return;
+    const at = Date.now();
+    this.start(runId, at);
+    if (this.failNextRun) {
+      this.failNextRun = false;
+      this.fail(runId, { code: 'EXECUTION_ERROR', message: 'scripted failure', nodeId: '1', nodeType: 'Scripted' }, { startedAtMs: at, finishedAtMs: at + 1 });
+      return;
+    }
+    this.succeed(runId, [{ nodeId: '1', filename: `${runId}.png`, contentType: 'image/png', bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]) }], { startedAtMs: at, finishedAtMs: at + 1 });
+  }
+
+  /** Forgets every run, as a restarted backend does. */
+  forgetAll(): void {
+    for (const id of [...this.entries.keys()]) this.forget(id);
   }
 
   /** The job of a submitted run (to check applied inputs). */

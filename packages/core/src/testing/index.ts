@@ -23,3 +23,4 @@ export * from './contract-fixtures.js';
 export * from './storage-contract.js';
 export * from './blob-store-contract.js';
 export * from './rate-limiter-contract.js';
+export * from './executor-contract.js';
