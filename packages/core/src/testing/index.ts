@@ -24,3 +24,4 @@ export * from './storage-contract.js';
 export * from './blob-store-contract.js';
 export * from './rate-limiter-contract.js';
 export * from './executor-contract.js';
+export * from './work-signal-contract.js';
