@@ -76,15 +76,21 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   });
 
   const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
-  app.all('/**', (event: H3Event) => {
+  const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;
     const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).map((m) => m.method))];
     if (path === '/healthz') allowed.push('GET');
-    const error =
-      allowed.length > 0
-        ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
-        : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);
-    const response = errorResponse(error);
+    return allowed.length > 0
+      ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
+      : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);
+  };
+  // Under /api/v1 every call is authenticated first, unknown routes included, so they carry the limit headers.
+  const apiFallback = apiRoute(deps, 'plain', async (ctx) => {
+    throw routeError(ctx.event);
+  });
+  app.all('/**', (event: H3Event) => {
+    if (event.url.pathname.startsWith(`${API_PREFIX}/`) || event.url.pathname === API_PREFIX) return apiFallback(event);
+    const response = errorResponse(routeError(event));
     return jsonResponse(response.status, response.body, { 'X-Request-Id': requestIdOf(event, deps), ...response.headers });
   });
   return app;

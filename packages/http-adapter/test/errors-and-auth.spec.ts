@@ -132,6 +132,12 @@ for (const transport of TRANSPORTS) {
       expect(unknown.status).to.equal(404);
       expect(await unknown.json()).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'No route for GET /api/v1/nope' } });
       expect(unknown.headers.get('x-request-id')).to.be.a('string');
+      expect(unknown.headers.get('x-ratelimit-minute-limit')).to.equal('120');
+      const anonymous = await h.request('/api/v1/nope');
+      expect(anonymous.status).to.equal(401);
+      const outside = await h.request('/elsewhere');
+      expect(outside.status).to.equal(404);
+      expect(await outside.json()).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'No route for GET /elsewhere' } });
       const wrong = await h.request('/api/v1/account', { method: 'DELETE', headers: u.auth });
       expect(wrong.status).to.equal(405);
       expect(wrong.headers.get('allow')).to.equal('GET');
