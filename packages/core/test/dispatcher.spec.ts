@@ -122,6 +122,25 @@ describe('Dispatcher', () => {
     await t.dispatcher.stop();
   });
 
+  it('never sends a run twice when its own sweep runs while the prompt is being sent', async () => {
+    const t = await setup();
+    const original = t.executor.submit.bind(t.executor);
+    t.executor.submit = async (backendId, job) => {
+      // The backend does not know the run yet: a reconciliation now must not requeue it.
+      await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
+      return original(backendId, job);
+    };
+    const run = await t.create();
+    await t.dispatcher.start();
+    await t.submitted(run.id);
+    t.executor.submit = original;
+    t.executor.start(run.id, t.w.clock.nowMs());
+    t.executor.succeed(run.id, [], { startedAtMs: 0, finishedAtMs: 10 });
+    await t.status(run.id, 'succeeded');
+    expect(t.executor.submitted.filter((j) => j.runId === run.id)).to.have.length(1);
+    await t.dispatcher.stop();
+  });
+
   it('does not send a prompt once another dispatcher has taken the run over', async () => {
     const t = await setup();
     const original = t.executor.submit.bind(t.executor);

@@ -52,6 +52,8 @@ interface Tracked {
   unreachableSinceMs: number | null;
   /** Set once a terminal outcome is being stored, so events and reconciliation never store it twice. */
   finishing: boolean;
+  /** False while this dispatcher is still sending the prompt: the backend cannot know the run yet. */
+  sent: boolean;
 }
 
 const PROGRESS_WRITE_MS = 250;
@@ -185,11 +187,12 @@ export class Dispatcher {
       }
       throw error;
     }
+    tracked.sent = true;
     this.follow(run.id, backendId, tracked);
   }
 
   private track(runId: string, backendId: string): Tracked {
-    const t: Tracked = { backendId, stopFollowing: () => undefined, cancelSent: false, timedOut: false, lastProgressMs: 0, unreachableSinceMs: null, finishing: false };
+    const t: Tracked = { backendId, stopFollowing: () => undefined, cancelSent: false, timedOut: false, lastProgressMs: 0, unreachableSinceMs: null, finishing: false, sent: false };
     this.tracked.set(runId, t);
     return t;
   }
@@ -306,6 +309,7 @@ export class Dispatcher {
       if (!run || !run.backendId) continue;
       this.options.log('info', 'taking over a run', { runId: run.id, backendId: run.backendId });
       const tracked = this.track(run.id, run.backendId);
+      tracked.sent = true;
       this.follow(run.id, run.backendId, tracked);
       await this.reconcile(run, tracked);
       if (run.cancelRequested) await this.sendCancel(run, tracked).catch(() => undefined);
@@ -326,6 +330,8 @@ export class Dispatcher {
 
   /** Asks the backend where a followed run stands and settles what it knows. */
   private async reconcile(run: Run, tracked: Tracked): Promise<void> {
+    // Until the prompt is sent, "unknown" on the backend means nothing: never requeue a run mid-submit.
+    if (!tracked.sent) return;
     let state: ExecutionState;
     try {
       state = await this.deps.executor.inspect(tracked.backendId, run.id);
