@@ -103,6 +103,36 @@ describe('runs on ComfyUI, end to end', function () {
     });
   });
 
+  describe('GPU quota', () => {
+    let fake: FakeComfyUI;
+    let w: Awaited<ReturnType<typeof world>>;
+    before(async () => {
+      fake = await startFakeComfyUI({ executionMs: 400 });
+      w = await world([fake], { tiers: { ultra: { gpu_seconds_per_month: 0.3 } } });
+    });
+    after(async () => {
+      await w.server.stop('SIGTERM');
+      await fake.close();
+      w.data.remove();
+    });
+
+    it('charges a run its measured time and refuses the next one once the quota is spent', async () => {
+      const image = await w.api.upload(INPUT_PNG, 'input.png');
+      const first = await w.api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: { '1:image': image } });
+      expect(first.status).to.equal(201);
+      const run = await w.api.waitFor(first.body.run_id, ['succeeded', 'failed']);
+      const charged = (run['metrics'] as { gpu_seconds: number }).gpu_seconds;
+      expect(charged).to.be.greaterThan(0.3);
+      const account = await w.api.json<{ gpu_seconds_used: number; gpu_seconds_quota: number }>('GET', '/api/v1/account');
+      expect(account.body).to.include({ gpu_seconds_used: charged, gpu_seconds_quota: 0.3 });
+      const refused = await w.api.json<{ error: { code: string } }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: { '1:image': image } });
+      expect(refused.status).to.equal(429);
+      expect(refused.body.error.code).to.equal('GPU_QUOTA_EXCEEDED');
+      expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect(refused.headers.get('x-gpu-quota-remaining')).to.equal('0');
+    });
+  });
+
   describe('two backends', () => {
     let a: FakeComfyUI;
     let b: FakeComfyUI;
