@@ -78,9 +78,11 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
       redisClients.push(c);
       return c;
     };
-    const limits = client(150);
+    // A Redis that is down fails at once (no offline queue); the timeout only catches one that hangs,
+    // and is long enough that a busy Redis is never mistaken for a missing one.
+    const limits = client(2000);
     failover = new FailoverRateLimiter(new RedisRateLimiter(limits), new InMemoryRateLimiter(clock), {
-      timeoutMs: 150,
+      timeoutMs: 2000,
       recheckMs: 1000,
       ping: () => limits.ping(),
       log: redisLog,
