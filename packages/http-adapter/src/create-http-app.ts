@@ -9,6 +9,7 @@ import type { RunloadApi } from '@runload/core';
 import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
 import { errorResponse, HttpError } from './error-response.js';
 import { API_PREFIX } from './presenters.js';
+import { MAX_JSON_BYTES } from './read-json-body.js';
 import {
   accountRoute,
   assetContentRoute,
@@ -20,9 +21,13 @@ import {
   listRunsRoute,
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
+import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
+  /** The upload size cap in bytes (CONTRACT 1: `RUNLOAD_MAX_UPLOAD_BYTES`). */
   readonly maxUploadBytes: number;
+  /** The largest JSON body accepted (default 1 MiB, CONTRACT 5). */
+  readonly maxJsonBytes?: number;
   /** Formidable's scratch directory; keep it inside the data directory. */
   readonly uploadDir: string;
   readonly trustedProxies?: readonly string[];
@@ -39,6 +44,13 @@ interface RouteDef {
   readonly handler: (ctx: RouteContext) => Promise<RouteResult>;
 }
 
+/** An error h3 raised itself: its status in our form, without its message. */
+function frameworkError(status: number): HttpError | null {
+  if (status === 404) return new HttpError(404, 'NOT_FOUND', 'No such route');
+  if (status >= 400 && status < 500) return new HttpError(400, 'INVALID_REQUEST', 'The request could not be read');
+  return null;
+}
+
 function pattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/:[a-z]+/g, '[^/]+')}/?$`);
 }
@@ -50,29 +62,44 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     log: options.log ?? ((level, message, fields) => process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`)),
     requestId: options.requestId ?? randomUUID,
   };
-  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir };
+  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES };
+  const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
     { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => uploadAssetRoute(ctx, api, upload) },
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
     { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },
-    { method: 'POST', path: '/apps/:id', kind: 'run', handler: createRunRoute(api, true) },
-    { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false) },
+    { method: 'POST', path: '/apps/:id', kind: 'run', handler: createRunRoute(api, true, maxJsonBytes) },
+    { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false, maxJsonBytes) },
     { method: 'GET', path: '/runs', kind: 'plain', handler: listRunsRoute(api) },
     { method: 'GET', path: '/runs/:id', kind: 'plain', handler: getRunRoute(api) },
     { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
     { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
   ];
 
-  const app = new H3();
+  const app = new H3({
+    // A malformed escape in a path reaches our routes, where it names nothing (404), instead of h3's own 400.
+    allowMalformedURL: true,
+    // The last net: whatever escapes the routes is answered in our form, never in h3's.
+    onError: (error, event) => {
+      const requestId = requestIdOf(event, deps);
+      deps.log('error', 'request failed outside the routes', { requestId, path: event.url.pathname, error: String(error.cause ?? error) });
+      const response = errorResponse(error.cause ?? frameworkError(error.status));
+      return jsonResponse(response.status, response.body, { 'X-Request-Id': requestId, ...response.headers });
+    },
+  });
   for (const route of routes) {
     const handle = apiRoute(deps, route.kind, route.handler);
     app.on(route.method, `${API_PREFIX}${route.path}`, (event) => handle(event));
   }
-  app.get('/healthz', async () => {
-    const health = await options.health().catch((error: unknown) => ({ ok: false, error: String(error) }));
+  app.get('/healthz', async (event) => {
+    const requestId = requestIdOf(event, deps);
+    const health = await options.health().catch((error: unknown) => {
+      deps.log('error', 'health check failed', { requestId, error: String(error) });
+      return { ok: false };
+    });
     const { ok, ...rest } = health;
-    return jsonResponse(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', ...rest }, {});
+    return jsonResponse(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', ...rest }, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store' });
   });
 
   const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));

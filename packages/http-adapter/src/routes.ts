@@ -3,11 +3,19 @@ import { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { CoreError, isUuid, type ByteRange, type RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
+import { errorResponse } from './error-response.js';
 import { presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
 import { readJsonBody } from './read-json-body.js';
 
+/** A path parameter, decoded once; a malformed escape is kept as sent (it names nothing anyway). */
 function param(event: H3Event, name: string): string {
-  return decodeURIComponent(String((event.context.params as Record<string, string> | undefined)?.[name] ?? ''));
+  const raw = String((event.context.params as Record<string, string> | undefined)?.[name] ?? '');
+  try {
+    return decodeURIComponent(raw);
+  } catch (error) {
+    if (!(error instanceof URIError)) throw error;
+    return raw;
+  }
 }
 
 /** A path id that is not a UUID cannot name anything. */
@@ -17,9 +25,9 @@ function idParam(event: H3Event, notFound: () => CoreError): string {
   return id.toLowerCase();
 }
 
-export function createRunRoute(api: RunloadApi, fromPath: boolean) {
+export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes: number) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
-    const body = await readJsonBody(ctx.event.req);
+    const body = await readJsonBody(ctx.event.req, maxJsonBytes);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
     const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body });
     const presented = presentCreatedRun(created.run);
@@ -101,7 +109,9 @@ export function assetContentRoute(api: RunloadApi) {
       return { status: 200, stream, headers };
     } catch (error) {
       if (CoreError.hasCode(error, 'RANGE_NOT_SATISFIABLE')) {
-        throw new CoreError('RANGE_NOT_SATISFIABLE', error.message, { details: { size: asset.size } });
+        // RFC 9110 15.5.17: a 416 names the current length of the representation.
+        const refused = errorResponse(error);
+        return { status: refused.status, failure: { ...refused, headers: { ...refused.headers, 'Content-Range': `bytes */${asset.size}` } } };
       }
       throw error;
     }

@@ -11,8 +11,14 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** The app as a `node:http` request listener, for embedding in a server of one's own. */
+export function toNodeListener(app: H3): ReturnType<typeof toNodeHandler> {
+  return toNodeHandler(app);
+}
+
+/** Listens on `host:port` (port 0 picks a free one) and reports the address it bound. */
 export async function startHttpServer(app: H3, options: { host: string; port: number }): Promise<RunningHttpServer> {
-  const server = createServer(toNodeHandler(app));
+  const server = createServer(toNodeListener(app));
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 0; // long uploads are bounded by the size cap, not a clock
   await new Promise<void>((resolve, reject) => {
@@ -20,6 +26,13 @@ export async function startHttpServer(app: H3, options: { host: string; port: nu
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve();
+    });
+  });
+  let closing = false;
+  // Once closing, a keep-alive connection is let go as soon as its last response is out, not after its idle timeout.
+  server.on('request', (_req, res) => {
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
     });
   });
   const address = server.address() as AddressInfo;
@@ -30,6 +43,7 @@ export async function startHttpServer(app: H3, options: { host: string; port: nu
     port: address.port,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        closing = true;
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         server.close(() => {
           clearTimeout(timer);

@@ -1,7 +1,9 @@
 /**
  * `POST /assets`: streams the one `file` part of a multipart body straight into the upload use
  * case (the blob store hashes it and enforces the size cap), through formidable on the Node
- * request. Nothing is buffered in memory and nothing is written outside the data directory.
+ * request. Nothing is buffered in memory and formidable writes no file of its own. A refusal
+ * that comes before the body has ended is answered at once, with `Connection: close`, so the
+ * rest of the body is never read.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
@@ -9,111 +11,106 @@ import { PassThrough, Writable } from 'node:stream';
 import formidable from 'formidable';
 import type { Asset, RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
-import { upload, uploadErrorResponse } from './error-response.js';
+import { uploadErrorResponse } from './error-response.js';
 import { presentAsset } from './presenters.js';
+import { uploadFromFormData } from './upload-from-form-data.js';
+import { NO_FILE, uploadFailed, type UploadOptions } from './upload-options.js';
 
-export interface UploadOptions {
-  readonly maxUploadBytes: number;
-  /** Formidable's scratch directory, inside the data directory (it writes nothing there with our stream handler). */
-  readonly uploadDir: string;
-}
-
-const NO_FILE: RouteResult = { status: 400, failure: { status: 400, body: { error: 'No file uploaded' }, headers: {} } };
-
-function fail(status: number, reason?: string): RouteResult {
-  return { status, failure: upload(status, reason) };
-}
+/** formidable's own error codes (formidable/src/FormidableError.js). */
+const FORMIDABLE_TOTAL_FILE_SIZE = 1009;
+const FORMIDABLE_MAX_FILES = 1015;
+const FORMIDABLE_FILE_SIZE = 1016;
 
 export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, options: UploadOptions): Promise<RouteResult> {
   const contentType = ctx.event.req.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data/i.test(contentType)) return fail(400);
-  const nodeReq = ctx.event.runtime?.node?.req;
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) return uploadFailed(400);
+  const nodeReq = ctx.event.runtime?.node?.req as IncomingMessage | undefined;
   if (!nodeReq) return uploadFromFormData(ctx, api, options);
+  const result = await streamUpload(ctx, api, options, nodeReq);
+  if (result.failure && !nodeReq.complete) return { ...result, headers: { ...result.headers, Connection: 'close' } };
+  return result;
+}
 
+type Outcome = { asset: Asset } | { error: unknown };
+
+async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadOptions, nodeReq: IncomingMessage): Promise<RouteResult> {
+  const bound = options.maxUploadBytes + options.multipartSlackBytes;
+  let part = { name: '', filename: null as string | null };
   let fileParts = 0;
-  let partName = '';
-  let stored: Promise<Asset> | null = null;
   let sink: PassThrough | null = null;
+  let stored: Promise<Outcome> | null = null;
+  let storeFailed: (error: unknown) => void = () => undefined;
+  const storeFailure = new Promise<unknown>((resolve) => (storeFailed = resolve));
+
   const form = formidable({
     uploadDir: options.uploadDir,
-    maxFiles: Number.MAX_SAFE_INTEGER,
-    // The use case stops storing at the cap; formidable only stops a body far past it.
-    maxFileSize: options.maxUploadBytes * 2 + 1024 * 1024,
-    maxTotalFileSize: options.maxUploadBytes * 2 + 1024 * 1024,
-    maxFields: 20,
+    maxFiles: 1,
+    maxFileSize: bound,
+    maxTotalFileSize: bound,
+    maxFields: 8,
     maxFieldsSize: 64 * 1024,
     allowEmptyFiles: true,
     minFileSize: 0,
     fileWriteStreamHandler: () => {
       fileParts += 1;
-      if (fileParts > 1 || partName !== 'file') {
-        // A second file: the first must not be kept either.
-        if (fileParts > 1) sink?.destroy(new Error('more than one file part'));
-        return new Writable({ write: (_chunk, _enc, done) => done() });
-      }
+      if (fileParts > 1 || part.name !== 'file') return new Writable({ write: (_chunk, _encoding, done) => done() });
       const pass = new PassThrough();
       sink = pass;
-      const filename = currentFilename;
-      stored = api.uploadAsset.execute({ accountId: ctx.principal.account.id, filename, content: pass, maxBytes: options.maxUploadBytes });
-      // When storing stops early (too large, wrong type), drain the rest of the part.
-      stored.catch(() => pass.destroy());
+      const command = { accountId: ctx.principal.account.id, filename: part.filename, content: pass, maxBytes: options.maxUploadBytes };
+      stored = api.uploadAsset.execute(command).then(
+        (asset) => ({ asset }),
+        (error: unknown) => {
+          pass.destroy();
+          storeFailed(error);
+          return { error };
+        },
+      );
       return pass;
     },
   });
-  let currentFilename: string | null = null;
   form.on('fileBegin', (name, file) => {
-    partName = name;
-    currentFilename = file.originalFilename ?? null;
+    part = { name, filename: file.originalFilename ?? null };
   });
 
-  let parseError: unknown = null;
-  await form.parse(nodeReq as IncomingMessage).catch((error: unknown) => (parseError = error));
-  const outcome = stored ? await (stored as Promise<Asset>).then((asset) => ({ asset }), (error: unknown) => ({ error })) : null;
+  const parsed = form.parse(nodeReq).then(
+    () => null,
+    (error: unknown) => error ?? new Error('the multipart body could not be read'),
+  );
+  const gone = new Promise<unknown>((resolve) => {
+    nodeReq.once('close', () => {
+      if (!nodeReq.complete) resolve(new Error('the client went away before the body ended'));
+    });
+  });
 
-  if (fileParts > 1) {
-    if (outcome && 'asset' in outcome) await api.uploadAsset.remove(outcome.asset);
-    return fail(400, 'One file per request');
-  }
-  if (outcome && 'error' in outcome) {
-    const known = uploadErrorResponse(outcome.error);
+  const first = await Promise.race([
+    parsed.then((error) => ({ parseError: error })),
+    gone.then((error) => ({ parseError: error })),
+    storeFailure.then((error) => ({ storeError: error })),
+  ]);
+  if ('storeError' in first) {
+    const known = uploadErrorResponse(first.storeError);
     if (known) return { status: known.status, failure: known };
-    if (parseError) return fail(400);
-    return { ...fail(500), cause: outcome.error };
+    // The store may have failed only because the parser gave up: let the parser's reason win.
+    const parseError = await Promise.race([parsed, gone]);
+    if (parseError) return refusedByParser(parseError);
+    return { ...uploadFailed(500), cause: first.storeError };
   }
-  if (parseError) {
+  if (first.parseError) {
+    (sink as PassThrough | null)?.destroy(new Error('the multipart body ended early'));
+    const outcome = await (stored as Promise<Outcome> | null);
     if (outcome && 'asset' in outcome) await api.uploadAsset.remove(outcome.asset);
-    const code = (parseError as { httpCode?: number }).httpCode;
-    return code === 413 ? fail(413, 'File too large') : fail(400);
+    return refusedByParser(first.parseError);
   }
-  if (!outcome) return NO_FILE;
-  return { status: 201, body: presentAsset(outcome.asset) };
+  if (!stored) return NO_FILE;
+  const outcome = await (stored as Promise<Outcome>);
+  if ('asset' in outcome) return { status: 201, body: presentAsset(outcome.asset) };
+  const known = uploadErrorResponse(outcome.error);
+  return known ? { status: known.status, failure: known } : { ...uploadFailed(500), cause: outcome.error };
 }
 
-/** The fetch transport (embedding, tests): the web FormData API, bounded by the declared length. */
-async function uploadFromFormData(ctx: RouteContext, api: RunloadApi, options: UploadOptions): Promise<RouteResult> {
-  const declared = Number(ctx.event.req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > options.maxUploadBytes + 64 * 1024) return fail(413, 'File too large');
-  let form: FormData;
-  try {
-    form = await ctx.event.req.formData();
-  } catch (error) {
-    return { ...fail(400), cause: error };
-  }
-  const files = [...form.values()].filter((v) => typeof v !== 'string');
-  if (files.length > 1) return fail(400, 'One file per request');
-  const file = form.get('file');
-  if (!file || typeof file === 'string') return NO_FILE;
-  try {
-    const asset = await api.uploadAsset.execute({
-      accountId: ctx.principal.account.id,
-      filename: file.name,
-      content: file.stream() as unknown as AsyncIterable<Uint8Array>,
-      maxBytes: options.maxUploadBytes,
-    });
-    return { status: 201, body: presentAsset(asset) };
-  } catch (error) {
-    const known = uploadErrorResponse(error);
-    if (known) return { status: known.status, failure: known };
-    return { ...fail(500), cause: error };
-  }
+function refusedByParser(error: unknown): RouteResult {
+  const code = (error as { code?: unknown }).code;
+  if (code === FORMIDABLE_MAX_FILES) return uploadFailed(400, 'One file per request');
+  if (code === FORMIDABLE_TOTAL_FILE_SIZE || code === FORMIDABLE_FILE_SIZE) return uploadFailed(413, 'File too large');
+  return uploadFailed(400);
 }

@@ -1,5 +1,5 @@
 /** A complete in-memory runload behind the HTTP adapter, on either transport, with a fake clock. */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRunloadApi, mergeLimits, type Executor, type Tier } from '@runload/core';
@@ -29,6 +29,10 @@ export interface Harness {
   readonly api: ReturnType<typeof createRunloadApi>;
   readonly appVersionId: string;
   readonly uploadDir: string;
+  /** Base URL of the listening server (node transport only). */
+  readonly url: string | null;
+  /** Uploads whose bytes the blob store is still reading or holds staged: 0 once every upload is settled. */
+  unsettledUploads(): number;
   request(pathname: string, init?: RequestInit): Promise<Response>;
   user(tier?: Tier): Promise<{ accountId: string; keyId: string; key: string; auth: Record<string, string> }>;
   close(): Promise<void>;
@@ -36,16 +40,36 @@ export interface Harness {
 
 export async function makeHarness(
   transport: Transport,
-  options: { limits?: unknown; maxUploadBytes?: number; executor?: Executor } = {},
+  options: {
+    limits?: unknown;
+    maxUploadBytes?: number;
+    executor?: Executor;
+    trustedProxies?: string[];
+    health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+  } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
   const ports = createInMemoryPorts({ clock, ...(options.executor ? { executor: options.executor } : {}) });
   const api = createRunloadApi(ports, mergeLimits(options.limits ?? {}));
-  const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'runload-http-'));
+  // The test's stand-in for the data directory, with the upload scratch directory inside it.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runload-http-'));
+  const uploadDir = path.join(dataDir, 'uploads');
+  mkdirSync(uploadDir);
+  let reading = 0;
+  const stage = ports.blobs.stage.bind(ports.blobs);
+  ports.blobs.stage = async (source, stageOptions) => {
+    reading += 1;
+    try {
+      return await stage(source, stageOptions);
+    } finally {
+      reading -= 1;
+    }
+  };
   const app = createHttpApp(api, {
     maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024,
     uploadDir,
-    health: async () => ({ ok: true, database: { ok: true } }),
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+    health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
     log: () => undefined,
   });
   let server: RunningHttpServer | null = null;
@@ -57,6 +81,8 @@ export async function makeHarness(
     api,
     appVersionId: published.id,
     uploadDir,
+    url: server?.url ?? null,
+    unsettledUploads: () => reading + ports.blobs.stagedCount,
     request: async (pathname, init) => (server ? fetch(`${server.url}${pathname}`, init) : app.fetch(new Request(`http://runload.test${pathname}`, init))),
     user: async (tier = 'starter') => {
       const account = await api.accounts.create(`user-${tier}`, tier);
@@ -65,7 +91,7 @@ export async function makeHarness(
     },
     close: async () => {
       await server?.close(1000);
-      rmSync(uploadDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
+import { leftovers, makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
 
 function form(parts: { name: string; filename?: string; body: Buffer | string }[]): FormData {
   const f = new FormData();
@@ -22,7 +22,12 @@ for (const transport of TRANSPORTS) {
       h = await makeHarness(transport, { maxUploadBytes: 64 * 1024 });
       u = await h.user();
     });
-    afterEach(() => h.close());
+    afterEach(async () => {
+      // Whatever happened, no upload may still be reading or staged, and formidable wrote nothing of its own.
+      expect(h.unsettledUploads(), 'uploads left unsettled').to.equal(0);
+      expect(leftovers(h.uploadDir), 'files in the upload directory').to.deep.equal([]);
+      await h.close();
+    });
 
     const upload = (body: FormData | string, headers: Record<string, string> = {}) =>
       h.request('/api/v1/assets', { method: 'POST', headers: { ...u.auth, ...headers }, body });
@@ -47,6 +52,14 @@ for (const transport of TRANSPORTS) {
       expect(Buffer.from(await part.arrayBuffer()).toString('latin1')).to.equal('PNG');
       const past = await h.request(`/api/v1/assets/${asset['asset_id']}/content`, { headers: { ...u.auth, range: 'bytes=9999-' } });
       expect(past.status).to.equal(416);
+      expect(past.headers.get('content-range')).to.equal(`bytes */${PNG.length}`);
+      expect(await past.json()).to.deep.equal({
+        error: { code: 'RANGE_NOT_SATISFIABLE', message: `Range not satisfiable: the file has ${PNG.length} bytes`, details: { size: PNG.length } },
+      });
+      const tail = await h.request(`/api/v1/assets/${asset['asset_id']}/content`, { headers: { ...u.auth, range: 'bytes=-4' } });
+      expect(tail.status).to.equal(206);
+      expect(tail.headers.get('content-range')).to.equal(`bytes ${PNG.length - 4}-${PNG.length - 1}/${PNG.length}`);
+      expect(Buffer.from(await tail.arrayBuffer()).equals(PNG.subarray(PNG.length - 4))).to.equal(true);
     });
 
     it('answers 400 No file uploaded without a file part', async () => {
@@ -84,7 +97,54 @@ for (const transport of TRANSPORTS) {
       expect(await broken.json()).to.deep.equal({ success: false, error: 'Upload failed' });
     });
 
+    it('answers One file per request when the second file part comes under another name', async () => {
+      const res = await upload(form([{ name: 'file', filename: 'a.png', body: PNG }, { name: 'extra', filename: 'b.png', body: PNG }]));
+      expect(res.status).to.equal(400);
+      expect(await res.json()).to.deep.equal({ success: false, error: 'Upload failed', reason: 'One file per request' });
+      const list = await h.ports.assets.countBySha256(createHash('sha256').update(PNG).digest('hex'));
+      expect(list).to.equal(0);
+    });
+
     if (transport === 'node') {
+      it('refuses an over-cap upload before the client has sent it all, and closes the connection', async () => {
+        const url = new URL(h.url as string);
+        const total = 64 * 1024 * 1024;
+        let sent = 0;
+        const answer = await new Promise<{ status: number; connection: string | undefined; body: string; sent: number }>((resolve, reject) => {
+          const req = http.request({
+            host: url.hostname,
+            port: url.port,
+            path: '/api/v1/assets',
+            method: 'POST',
+            headers: { ...u.auth, 'content-type': 'multipart/form-data; boundary=b', 'content-length': String(total) },
+          });
+          req.on('response', (res) => {
+            const seenAt = sent;
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body, sent: seenAt }));
+          });
+          req.on('error', (error) => (sent < total ? undefined : reject(error)));
+          req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
+          req.write(PNG);
+          const chunk = Buffer.alloc(64 * 1024);
+          const pump = (): void => {
+            if (req.destroyed || sent >= total - 1024 * 1024) return;
+            sent += chunk.length;
+            if (req.write(chunk)) setImmediate(pump);
+            else req.once('drain', pump);
+          };
+          pump();
+        });
+        expect(answer.status).to.equal(413);
+        expect(JSON.parse(answer.body)).to.deep.equal({ success: false, error: 'Upload failed', reason: 'File too large' });
+        expect(answer.connection).to.equal('close');
+        expect(answer.sent, 'bytes the client had sent when the answer came').to.be.below(total / 2);
+        await new Promise((r) => setTimeout(r, 50));
+        const ok = await upload(form([{ name: 'file', filename: 'ok.png', body: PNG }]));
+        expect(ok.status).to.equal(201);
+      });
+
       it('survives a client that aborts mid-upload and leaves no file or record behind', async () => {
         const url = new URL((await h.request('/healthz')).url);
         await new Promise<void>((resolve) => {
@@ -104,7 +164,8 @@ for (const transport of TRANSPORTS) {
           }, 100);
         });
         await new Promise((r) => setTimeout(r, 200));
-        expect(h.ports.blobs.stagedCount).to.equal(0);
+        expect(h.unsettledUploads()).to.equal(0);
+        expect(await h.ports.assets.countBySha256(createHash('sha256').update(Buffer.concat([PNG, Buffer.alloc(5000)])).digest('hex'))).to.equal(0);
         const ok = await upload(form([{ name: 'file', filename: 'ok.png', body: PNG }]));
         expect(ok.status).to.equal(201);
       });

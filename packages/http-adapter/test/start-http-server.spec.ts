@@ -1,0 +1,76 @@
+/** startHttpServer: the bound address, and a close that lets requests in flight finish, within a bound. */
+import { expect } from 'chai';
+import http from 'node:http';
+import { H3 } from 'h3';
+import { startHttpServer, toNodeListener } from '@runload/http-adapter';
+
+function slowApp(release: Promise<void>): H3 {
+  const app = new H3();
+  app.get('/slow', async () => {
+    await release;
+    return { done: true };
+  });
+  app.get('/fast', () => ({ fast: true }));
+  return app;
+}
+
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('startHttpServer', () => {
+  it('binds a free port on the given host and reports it', async () => {
+    const server = await startHttpServer(slowApp(Promise.resolve()), { host: '127.0.0.1', port: 0 });
+    expect(server.port).to.be.above(0);
+    expect(server.url).to.equal(`http://127.0.0.1:${server.port}`);
+    expect(await get(`${server.url}/fast`)).to.deep.equal({ status: 200, body: '{"fast":true}' });
+    await server.close();
+  });
+
+  it('stops accepting at close but finishes the request in flight', async () => {
+    let release: () => void = () => undefined;
+    const server = await startHttpServer(slowApp(new Promise<void>((r) => (release = r))), { host: '127.0.0.1', port: 0 });
+    const inFlight = get(`${server.url}/slow`);
+    await new Promise((r) => setTimeout(r, 50));
+    let closed = false;
+    const closing = server.close(5000).then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(closed, 'close waits for the request in flight').to.equal(false);
+    const refused = await get(`${server.url}/fast`).then(
+      () => 'answered',
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    expect(refused).to.equal('ECONNREFUSED');
+    release();
+    expect(await inFlight).to.deep.equal({ status: 200, body: '{"done":true}' });
+    await closing;
+    expect(closed).to.equal(true);
+  });
+
+  it('cuts what is still running once the grace period is over', async () => {
+    const server = await startHttpServer(slowApp(new Promise<void>(() => undefined)), { host: '127.0.0.1', port: 0 });
+    const inFlight = get(`${server.url}/slow`).then(
+      () => 'answered',
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    await server.close(100);
+    expect(await inFlight).to.equal('ECONNRESET');
+  });
+
+  it('offers the app as a plain node:http listener', async () => {
+    const server = http.createServer(toNodeListener(slowApp(Promise.resolve())));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    expect(await get(`http://127.0.0.1:${port}/fast`)).to.deep.equal({ status: 200, body: '{"fast":true}' });
+    await new Promise((r) => server.close(r));
+  });
+});
