@@ -6,11 +6,12 @@ export class InMemoryAccountRepository implements AccountRepository {
 
   async create(account: Account): Promise<void> {
     if (this.rows.has(account.id)) throw new Error(`account ${account.id} already exists`);
-    this.rows.set(account.id, account);
+    this.rows.set(account.id, structuredClone(account));
   }
 
   async get(id: string): Promise<Account | null> {
-    return this.rows.get(id) ?? null;
+    const row = this.rows.get(id);
+    return row ? structuredClone(row) : null;
   }
 
   async update(id: string, patch: AccountPatch): Promise<Account | null> {
@@ -18,10 +19,11 @@ export class InMemoryAccountRepository implements AccountRepository {
     if (!current) return null;
     const next: Account = { ...current, ...patch };
     this.rows.set(id, next);
-    return next;
+    return structuredClone(next);
   }
 
   async list(): Promise<Account[]> {
-    return [...this.rows.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+    return [...this.rows.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((a) => structuredClone(a));
   }
 }

@@ -7,23 +7,28 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
   async create(key: ApiKey): Promise<void> {
     if (this.rows.has(key.id)) throw new Error(`api key ${key.id} already exists`);
     for (const row of this.rows.values()) if (row.prefix === key.prefix) throw new Error(`api key prefix ${key.prefix} already exists`);
-    this.rows.set(key.id, key);
+    this.rows.set(key.id, structuredClone(key));
   }
 
   async findByPrefix(prefix: string): Promise<ApiKey | null> {
-    for (const row of this.rows.values()) if (row.prefix === prefix) return row;
+    for (const row of this.rows.values()) if (row.prefix === prefix) return structuredClone(row);
     return null;
   }
 
   async get(id: string): Promise<ApiKey | null> {
-    return this.rows.get(id) ?? null;
+    const row = this.rows.get(id);
+    return row ? structuredClone(row) : null;
   }
 
   async revoke(id: string, at: Date): Promise<ApiKey | null> {
     const current = this.rows.get(id);
     if (!current) return null;
-    const next: ApiKey = { ...current, revokedAt: current.revokedAt ?? at };
+    const next: ApiKey = { ...current, revokedAt: earliest(current.revokedAt, at) };
     this.rows.set(id, next);
-    return next;
+    return structuredClone(next);
   }
+}
+
+function earliest(current: Date | null, at: Date): Date {
+  return current !== null && current.getTime() <= at.getTime() ? current : new Date(at.getTime());
 }

@@ -17,14 +17,18 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
   async markDeleted(id: string, at: Date): Promise<AppVersion | null> {
     const current = this.rows.get(id);
     if (!current) return null;
-    const next: AppVersion = { ...current, deletedAt: current.deletedAt ?? at };
+    const next: AppVersion = { ...current, deletedAt: earliest(current.deletedAt, at) };
     this.rows.set(id, next);
     return structuredClone(next);
   }
 
   async list(): Promise<AppVersion[]> {
     return [...this.rows.values()]
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((v) => structuredClone(v));
   }
+}
+
+function earliest(current: Date | null, at: Date): Date {
+  return current !== null && current.getTime() <= at.getTime() ? current : new Date(at.getTime());
 }

@@ -6,11 +6,12 @@ export class InMemoryAssetRepository implements AssetRepository {
 
   async create(asset: Asset): Promise<void> {
     if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);
-    this.rows.set(asset.id, asset);
+    this.rows.set(asset.id, structuredClone(asset));
   }
 
   async get(id: string): Promise<Asset | null> {
-    return this.rows.get(id) ?? null;
+    const row = this.rows.get(id);
+    return row ? structuredClone(row) : null;
   }
 
   async delete(id: string): Promise<boolean> {

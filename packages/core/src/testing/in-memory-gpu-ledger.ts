@@ -4,7 +4,7 @@ export class InMemoryGpuLedger implements GpuLedger {
   private readonly charges = new Map<string, GpuCharge>();
 
   async charge(charge: GpuCharge): Promise<void> {
-    if (!this.charges.has(charge.runId)) this.charges.set(charge.runId, charge);
+    if (!this.charges.has(charge.runId)) this.charges.set(charge.runId, structuredClone(charge));
   }
 
   async usedSeconds(accountId: string, from: Date, to: Date): Promise<number> {

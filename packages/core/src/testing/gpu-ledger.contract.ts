@@ -1,0 +1,51 @@
+/** The contract of GpuLedger: the source of truth for GPU quota use. Every adapter runs it. */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { GpuLedger } from '../ports/gpu-ledger.js';
+import { STORAGE_CONTRACT_PARENTS } from './run-repository.contract.js';
+
+const [ACCOUNT, OTHER_ACCOUNT] = STORAGE_CONTRACT_PARENTS.accountIds;
+const T = Date.UTC(2026, 1, 1);
+
+export function describeGpuLedgerContract(name: string, setup: () => Promise<{ subject: GpuLedger; teardown?: () => Promise<void> }>): void {
+  describe(`GpuLedger contract: ${name}`, () => {
+    let ledger: GpuLedger;
+    let teardown: (() => Promise<void>) | undefined;
+    const charge = (seconds: number, atMs: number, accountId: string = ACCOUNT, runId = randomUUID()) =>
+      ledger.charge({ accountId, runId, seconds, chargedAt: new Date(atMs) });
+    beforeEach(async () => {
+      const made = await setup();
+      ledger = made.subject;
+      teardown = made.teardown;
+    });
+    afterEach(async () => teardown?.());
+
+    it('uses 0 seconds when nothing was charged', async () => {
+      expect(await ledger.usedSeconds(ACCOUNT, new Date(0), new Date(T * 2))).to.equal(0);
+    });
+
+    it('sums fractional charges of the account in [from, to), to the millisecond', async () => {
+      await charge(1.5, T - 1);
+      await charge(0.25, T);
+      await charge(2.125, T + 999);
+      await charge(100, T + 1000);
+      await charge(7, T, OTHER_ACCOUNT);
+      expect(await ledger.usedSeconds(ACCOUNT, new Date(T), new Date(T + 1000))).to.equal(2.375);
+      expect(await ledger.usedSeconds(ACCOUNT, new Date(T - 1), new Date(T + 1001))).to.equal(103.875);
+      expect(await ledger.usedSeconds(OTHER_ACCOUNT, new Date(T), new Date(T + 1000))).to.equal(7);
+    });
+
+    it('charges a run once: a second charge for it changes nothing', async () => {
+      const runId = randomUUID();
+      await charge(3, T, ACCOUNT, runId);
+      await charge(50, T + 1, ACCOUNT, runId);
+      expect(await ledger.usedSeconds(ACCOUNT, new Date(T), new Date(T + 10))).to.equal(3);
+    });
+
+    it('counts a run once when it is charged concurrently', async () => {
+      const runId = randomUUID();
+      await Promise.all(Array.from({ length: 10 }, () => charge(4, T, ACCOUNT, runId)));
+      expect(await ledger.usedSeconds(ACCOUNT, new Date(T), new Date(T + 1))).to.equal(4);
+    });
+  });
+}

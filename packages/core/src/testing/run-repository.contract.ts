@@ -1,0 +1,369 @@
+/**
+ * The contract of RunRepository: what the dispatcher and the API rely on. Every adapter runs it.
+ * @module
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { CoreError } from '../domain/errors.js';
+import { newQueuedRun, type Run } from '../domain/run.js';
+import type { RunRepository } from '../ports/run-repository.js';
+
+/**
+ * Rows the storage contracts point at. Adapters that enforce foreign keys create these accounts
+ * and app versions in their setup; the contracts never create them.
+ */
+export const STORAGE_CONTRACT_PARENTS = {
+  accountIds: ['00000000-0000-4000-8000-00000000a001', '00000000-0000-4000-8000-00000000a002'],
+  appVersionIds: ['00000000-0000-4000-8000-00000000b001', '00000000-0000-4000-8000-00000000b002'],
+} as const;
+
+const [ACCOUNT, OTHER_ACCOUNT] = STORAGE_CONTRACT_PARENTS.accountIds;
+const [VERSION, OTHER_VERSION] = STORAGE_CONTRACT_PARENTS.appVersionIds;
+const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
+const MIN = 60_000;
+
+/** A queued run of the first contract account and app version, created at `T` unless overridden. */
+export function aContractRun(overrides: Partial<Run> = {}): Run {
+  const base = newQueuedRun({
+    id: randomUUID(),
+    accountId: ACCOUNT,
+    appVersionId: VERSION,
+    createdAt: new Date(T),
+    inputs: { '1:text': 'a cat', '2:seed': 42, '3:flag': true },
+    workflow: { '1': { class_type: 'CLIPTextEncode', inputs: { text: 'x', clip: ['4', 1] } } },
+  });
+  return { ...base, ...overrides };
+}
+
+/** `n` run ids in ascending order (for ties on createdAt). */
+function sortedIds(n: number): string[] {
+  return Array.from({ length: n }, () => randomUUID()).sort();
+}
+
+export function describeRunRepositoryContract(
+  name: string,
+  setup: () => Promise<{ subject: RunRepository; teardown?: () => Promise<void> }>,
+): void {
+  describe(`RunRepository contract: ${name}`, function () {
+    let runs: RunRepository;
+    let teardown: (() => Promise<void>) | undefined;
+    const at = (minutes: number) => new Date(T + minutes * MIN);
+    const queued = (minutes: number, extra: Partial<Run> = {}) => aContractRun({ createdAt: at(minutes), ...extra });
+    const store = async (...list: Run[]) => {
+      for (const r of list) await runs.create(r);
+      return list;
+    };
+
+    beforeEach(async () => {
+      const made = await setup();
+      runs = made.subject;
+      teardown = made.teardown;
+    });
+    afterEach(async () => teardown?.());
+
+    describe('create, get, update, delete', () => {
+      it('returns null for an unknown id', async () => {
+        expect(await runs.get(randomUUID())).to.equal(null);
+      });
+
+      it('round-trips a new queued run and a run with every field set, to the millisecond', async () => {
+        const fresh = queued(0);
+        const full = queued(1, {
+          accountId: OTHER_ACCOUNT,
+          appVersionId: OTHER_VERSION,
+          status: 'failed',
+          startedAt: new Date(T + 1001),
+          finishedAt: new Date(T + 2999),
+          progress: { value: 3, max: 20, nodeId: '7' },
+          outputs: [
+            { assetId: randomUUID(), filename: 'ComfyUI_00001_.png', contentType: 'image/png', size: 123_456, nodeId: '9' },
+            { assetId: randomUUID(), filename: 'clip.mp4', contentType: 'video/mp4', size: 5_000_000_000, nodeId: '10' },
+          ],
+          error: { code: 'EXECUTION_ERROR', message: 'CUDA out of memory', nodeId: '3', nodeType: 'KSampler', details: { traceback: ['a', 'b'] } },
+          metrics: { queueMs: 1001, runMs: 1998, gpuSeconds: 1.998 },
+          backendId: 'http://gpu-1:8188',
+          leaseOwner: 'dispatcher-1',
+          leaseExpiresAt: new Date(T + 30_001),
+          cancelRequested: true,
+        });
+        await store(fresh, full);
+        expect(await runs.get(fresh.id)).to.deep.equal(fresh);
+        expect(await runs.get(full.id)).to.deep.equal(full);
+      });
+
+      it('refuses a second run with the same id and keeps the first', async () => {
+        const [run] = await store(queued(0));
+        const error = await runs.create({ ...(run as Run), status: 'running' }).then(() => null, (e: unknown) => e);
+        expect(error, 'a duplicate id is refused').to.not.equal(null);
+        expect((await runs.get((run as Run).id))?.status).to.equal('queued');
+      });
+
+      it('applies a patch, returns the run as it now is and leaves other fields alone', async () => {
+        const [run] = await store(queued(0, { leaseOwner: 'd1', leaseExpiresAt: at(1), progress: { value: 1, max: 2, nodeId: null } }));
+        const r = run as Run;
+        const patch = { status: 'running', startedAt: new Date(T + 7), backendId: 'b1', progress: null, leaseOwner: null, leaseExpiresAt: null } as const;
+        const updated = await runs.update(r.id, patch);
+        expect(updated).to.deep.equal({ ...r, ...patch });
+        expect(await runs.get(r.id)).to.deep.equal({ ...r, ...patch });
+      });
+
+      it('changes nothing and returns null when the status guard fails', async () => {
+        const [run] = await store(queued(0));
+        const r = run as Run;
+        expect(await runs.update(r.id, { status: 'succeeded', finishedAt: at(1) }, { status: ['running', 'canceling'] })).to.equal(null);
+        expect(await runs.get(r.id)).to.deep.equal(r);
+        expect((await runs.update(r.id, { status: 'running' }, { status: ['queued'] }))?.status).to.equal('running');
+      });
+
+      it('changes nothing and returns null when the lease guard fails', async () => {
+        const [held, unheld] = await store(queued(0, { leaseOwner: 'd1', leaseExpiresAt: at(5) }), queued(1));
+        expect(await runs.update((held as Run).id, { backendId: 'b1' }, { leaseOwner: 'd2' })).to.equal(null);
+        expect(await runs.update((unheld as Run).id, { backendId: 'b1' }, { leaseOwner: 'd1' }), 'no lease is not my lease').to.equal(null);
+        expect(await runs.get((held as Run).id)).to.deep.equal(held);
+        expect(await runs.get((unheld as Run).id)).to.deep.equal(unheld);
+        const ok = await runs.update((held as Run).id, { backendId: 'b1' }, { leaseOwner: 'd1', status: ['queued'] });
+        expect(ok?.backendId).to.equal('b1');
+      });
+
+      it('with an empty patch, returns the run when the guard holds and null when it fails', async () => {
+        const [run] = await store(queued(0));
+        expect(await runs.update((run as Run).id, {}, { status: ['queued'] })).to.deep.equal(run);
+        expect(await runs.update((run as Run).id, {}, { status: ['running'] })).to.equal(null);
+      });
+
+      it('returns null when updating an unknown run and does not create it', async () => {
+        const id = randomUUID();
+        expect(await runs.update(id, { status: 'running' })).to.equal(null);
+        expect(await runs.get(id)).to.equal(null);
+      });
+
+      it('lets exactly one of many concurrent guarded updates win', async () => {
+        const [run] = await store(queued(0));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => runs.update((run as Run).id, { status: 'running', backendId: `b${i}` }, { status: ['queued'] })),
+        );
+        const winners = results.filter((r) => r !== null);
+        expect(winners).to.have.length(1);
+        expect((await runs.get((run as Run).id))?.backendId).to.equal(winners[0]?.backendId);
+      });
+
+      it('deletes a run once', async () => {
+        const [run] = await store(queued(0));
+        expect(await runs.delete((run as Run).id)).to.equal(true);
+        expect(await runs.delete((run as Run).id)).to.equal(false);
+        expect(await runs.get((run as Run).id)).to.equal(null);
+      });
+    });
+
+    describe('listByAccount', () => {
+      async function listAll(accountId: string, limit: number): Promise<{ ids: string[]; pages: number }> {
+        const ids: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page: Awaited<ReturnType<RunRepository['listByAccount']>> = await runs.listByAccount(accountId, { limit, after: cursor });
+          pages += 1;
+          ids.push(...page.runs.map((r) => r.id));
+          cursor = page.nextCursor;
+          expect(pages, 'paging ends').to.be.below(50);
+        } while (cursor);
+        return { ids, pages };
+      }
+
+      it('pages newest first (ties by id, descending) without duplicates or gaps, and only the account’s runs', async () => {
+        const ids = sortedIds(4);
+        const made = await store(
+          queued(0, { id: ids[0] as string }),
+          queued(0, { id: ids[3] as string }),
+          queued(0, { id: ids[1] as string }),
+          queued(0, { id: ids[2] as string }),
+          aContractRun({ createdAt: new Date(T + 1) }),
+          aContractRun({ createdAt: new Date(T - 1) }),
+          queued(2, { status: 'succeeded' }),
+        );
+        await store(queued(1, { accountId: OTHER_ACCOUNT }));
+        const expected = [...made].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((r) => r.id);
+        for (const limit of [1, 2, 3, 7, 100]) {
+          const { ids: seen, pages } = await listAll(ACCOUNT, limit);
+          expect(seen, `limit ${limit}`).to.deep.equal(expected);
+          expect(pages, `no empty trailing page at limit ${limit}`).to.equal(Math.ceil(7 / limit));
+        }
+      });
+
+      it('returns an empty last page for an account without runs', async () => {
+        expect(await runs.listByAccount(OTHER_ACCOUNT, { limit: 10 })).to.deep.equal({ runs: [], nextCursor: null });
+      });
+
+      it('keeps a cursor stable when newer runs arrive between pages', async () => {
+        await store(queued(0), queued(1), queued(2), queued(3));
+        const first = await runs.listByAccount(ACCOUNT, { limit: 2 });
+        await store(queued(10), queued(-10));
+        const second = await runs.listByAccount(ACCOUNT, { limit: 2, after: first.nextCursor });
+        expect(second.runs.map((r) => r.createdAt.getTime())).to.deep.equal([at(1).getTime(), at(0).getTime()]);
+        const third = await runs.listByAccount(ACCOUNT, { limit: 2, after: second.nextCursor });
+        expect(third.runs.map((r) => r.createdAt.getTime())).to.deep.equal([at(-10).getTime()]);
+        expect(third.nextCursor).to.equal(null);
+      });
+
+      it('refuses a cursor it did not issue with INVALID_REQUEST', async () => {
+        const error = await runs.listByAccount(ACCOUNT, { limit: 2, after: 'not-a-cursor' }).then(() => null, (e: unknown) => e);
+        expect(CoreError.hasCode(error, 'INVALID_REQUEST'), String(error)).to.equal(true);
+      });
+    });
+
+    describe('queue', () => {
+      it('gives the place in the queue: queued runs of any account created strictly before, ties by id', async () => {
+        const ids = sortedIds(2);
+        const [first, tieLow, tieHigh, , , last] = await store(
+          queued(0),
+          queued(1, { id: ids[0] as string }),
+          queued(1, { id: ids[1] as string, accountId: OTHER_ACCOUNT }),
+          queued(2, { status: 'running', backendId: 'b' }),
+          queued(3, { status: 'canceled' }),
+          queued(4),
+        );
+        expect(await runs.queuePosition(first as Run)).to.equal(0);
+        expect(await runs.queuePosition(tieLow as Run)).to.equal(1);
+        expect(await runs.queuePosition(tieHigh as Run)).to.equal(2);
+        expect(await runs.queuePosition(last as Run), 'running and canceled runs are not ahead').to.equal(3);
+      });
+
+      it('claims the oldest free queued run first, sets the lease and leaves it queued', async () => {
+        const [newer, oldest, middle] = await store(queued(2), queued(0, { accountId: OTHER_ACCOUNT }), queued(1));
+        const now = at(5);
+        const until = new Date(now.getTime() + 30_000);
+        const claimed = await runs.claimNextQueued('d1', until, now);
+        expect(claimed).to.deep.equal({ ...(oldest as Run), leaseOwner: 'd1', leaseExpiresAt: until });
+        expect(await runs.get((oldest as Run).id)).to.deep.equal(claimed);
+        expect((await runs.claimNextQueued('d2', until, now))?.id).to.equal((middle as Run).id);
+        expect((await runs.claimNextQueued('d1', until, now))?.id).to.equal((newer as Run).id);
+        expect(await runs.claimNextQueued('d3', until, now)).to.equal(null);
+      });
+
+      it('never claims a run with a backend, a live lease or a status other than queued', async () => {
+        await store(
+          queued(0, { backendId: 'b1' }),
+          queued(1, { leaseOwner: 'other', leaseExpiresAt: at(10) }),
+          queued(2, { status: 'running' }),
+          queued(3, { status: 'canceled' }),
+        );
+        expect(await runs.claimNextQueued('d1', at(11), at(9))).to.equal(null);
+      });
+
+      it('claims a run whose lease has expired, from the expiry instant on', async () => {
+        const [run] = await store(queued(0, { leaseOwner: 'dead', leaseExpiresAt: at(10) }));
+        expect(await runs.claimNextQueued('d1', at(20), new Date(at(10).getTime() - 1)), '1 ms before expiry').to.equal(null);
+        expect((await runs.get((run as Run).id))?.leaseOwner).to.equal('dead');
+        const claimed = await runs.claimNextQueued('d1', at(20), at(10));
+        expect(claimed?.leaseOwner).to.equal('d1');
+        expect(claimed?.leaseExpiresAt?.getTime()).to.equal(at(20).getTime());
+      });
+
+      it('hands each of 20 queued runs to exactly one of 50 concurrent claimers', async () => {
+        const made = await store(...Array.from({ length: 20 }, (_, i) => queued(i)));
+        const now = at(100);
+        const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => runs.claimNextQueued(`d${i}`, at(200), now)));
+        const got = claims.flatMap((r) => (r ? [r.id] : []));
+        expect(got).to.have.length(20);
+        expect(new Set(got)).to.deep.equal(new Set(made.map((r) => r.id)));
+        for (const claim of claims) if (claim) expect((await runs.get(claim.id))?.leaseOwner).to.equal(claim.leaseOwner);
+      });
+
+      it('lists queued runs created strictly before a time, oldest first, up to the limit', async () => {
+        const [a, b] = await store(queued(1), queued(0), queued(2), queued(0.5, { status: 'running' }), queued(3));
+        expect((await runs.listQueuedBefore(at(2), 10)).map((r) => r.id)).to.deep.equal([(b as Run).id, (a as Run).id]);
+        expect((await runs.listQueuedBefore(at(2), 1)).map((r) => r.id)).to.deep.equal([(b as Run).id]);
+        expect(await runs.listQueuedBefore(at(0), 10)).to.deep.equal([]);
+      });
+    });
+
+    describe('leases', () => {
+      it('acquires a free or expired lease, renews its own, and refuses a live lease of another or a finished run', async () => {
+        const [free, expired, live, mine, done] = await store(
+          queued(0, { status: 'running', backendId: 'b' }),
+          queued(1, { status: 'running', backendId: 'b', leaseOwner: 'dead', leaseExpiresAt: at(5) }),
+          queued(2, { status: 'canceling', backendId: 'b', leaseOwner: 'other', leaseExpiresAt: at(60) }),
+          queued(3, { status: 'running', backendId: 'b', leaseOwner: 'me', leaseExpiresAt: at(60) }),
+          queued(4, { status: 'succeeded', backendId: 'b' }),
+        );
+        const now = at(5);
+        const until = at(30);
+        expect((await runs.acquireLease((free as Run).id, 'me', until, now))?.leaseOwner).to.equal('me');
+        const taken = await runs.acquireLease((expired as Run).id, 'me', until, now);
+        expect(taken).to.deep.equal({ ...(expired as Run), leaseOwner: 'me', leaseExpiresAt: until });
+        expect(await runs.acquireLease((live as Run).id, 'me', until, now)).to.equal(null);
+        expect(await runs.get((live as Run).id)).to.deep.equal(live);
+        expect((await runs.acquireLease((mine as Run).id, 'me', until, now))?.leaseExpiresAt?.getTime()).to.equal(until.getTime());
+        expect(await runs.acquireLease((done as Run).id, 'me', until, now)).to.equal(null);
+        expect(await runs.acquireLease(randomUUID(), 'me', until, now)).to.equal(null);
+      });
+
+      it('lets one of many concurrent takeovers of an expired lease win', async () => {
+        const [run] = await store(queued(0, { status: 'running', backendId: 'b', leaseOwner: 'dead', leaseExpiresAt: at(1) }));
+        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => runs.acquireLease((run as Run).id, `d${i}`, at(30), at(2))));
+        const winners = results.filter((r) => r !== null);
+        expect(winners).to.have.length(1);
+        expect((await runs.get((run as Run).id))?.leaseOwner).to.equal(winners[0]?.leaseOwner);
+      });
+
+      it('lists orphans: unfinished runs on a backend whose lease is free, oldest first, up to the limit', async () => {
+        const [o2, o1, , , , o3] = await store(
+          queued(1, { status: 'running', backendId: 'b', leaseOwner: 'dead', leaseExpiresAt: at(2) }),
+          queued(0, { status: 'canceling', backendId: 'b' }),
+          queued(2, { status: 'running', backendId: 'b', leaseOwner: 'alive', leaseExpiresAt: at(60) }),
+          queued(3, { status: 'succeeded', backendId: 'b' }),
+          queued(4),
+          queued(5, { backendId: 'b', leaseOwner: 'dead', leaseExpiresAt: at(10) }),
+        );
+        expect((await runs.listOrphaned(at(10), 10)).map((r) => r.id)).to.deep.equal([(o1 as Run).id, (o2 as Run).id, (o3 as Run).id]);
+        expect((await runs.listOrphaned(at(10), 2)).map((r) => r.id)).to.deep.equal([(o1 as Run).id, (o2 as Run).id]);
+      });
+
+      it('renews only the owner’s unfinished leases and releases all of the owner’s leases', async () => {
+        const [a, b, done, other] = await store(
+          queued(0, { leaseOwner: 'me', leaseExpiresAt: at(1) }),
+          queued(1, { status: 'running', backendId: 'b', leaseOwner: 'me', leaseExpiresAt: at(1) }),
+          queued(2, { status: 'failed', leaseOwner: 'me', leaseExpiresAt: at(1) }),
+          queued(3, { leaseOwner: 'other', leaseExpiresAt: at(1) }),
+        );
+        expect(await runs.renewLeases('me', at(9))).to.equal(2);
+        expect((await runs.get((a as Run).id))?.leaseExpiresAt?.getTime()).to.equal(at(9).getTime());
+        expect((await runs.get((b as Run).id))?.leaseExpiresAt?.getTime()).to.equal(at(9).getTime());
+        expect(await runs.get((done as Run).id)).to.deep.equal(done);
+        expect(await runs.releaseLeases('me'), 'every lease it holds, finished runs included').to.equal(3);
+        for (const r of [a, b, done]) {
+          const now = await runs.get((r as Run).id);
+          expect([now?.leaseOwner, now?.leaseExpiresAt]).to.deep.equal([null, null]);
+        }
+        expect(await runs.get((other as Run).id)).to.deep.equal(other);
+        expect(await runs.renewLeases('me', at(9))).to.equal(0);
+      });
+    });
+
+    describe('accounting', () => {
+      it('counts the account’s unfinished runs only', async () => {
+        await store(
+          queued(0),
+          queued(1, { status: 'running' }),
+          queued(2, { status: 'canceling' }),
+          ...(['succeeded', 'failed', 'canceled', 'expired'] as const).map((status, i) => queued(3 + i, { status })),
+          queued(9, { accountId: OTHER_ACCOUNT }),
+        );
+        expect(await runs.countActive(ACCOUNT)).to.equal(3);
+        expect(await runs.countActive(OTHER_ACCOUNT)).to.equal(1);
+      });
+
+      it('estimates GPU seconds in flight from each app version’s last 20 finished runs, whoever ran them', async () => {
+        const finished = (minute: number, gpuSeconds: number, extra: Partial<Run> = {}) =>
+          queued(minute, { status: 'succeeded', finishedAt: at(minute + 0.5), metrics: { queueMs: 1, runMs: 1, gpuSeconds }, ...extra });
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'nothing in flight').to.equal(0);
+        await store(...Array.from({ length: 5 }, (_, i) => finished(i, 1000)));
+        await store(...Array.from({ length: 20 }, (_, i) => finished(10 + i, i % 2 === 0 ? 2 : 4, { accountId: i < 10 ? OTHER_ACCOUNT : ACCOUNT })));
+        await store(queued(50, { status: 'failed', finishedAt: null, metrics: { queueMs: null, runMs: null, gpuSeconds: null } }));
+        await store(queued(60), queued(61, { status: 'running' }), queued(62, { appVersionId: OTHER_VERSION }), queued(63, { accountId: OTHER_ACCOUNT }));
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'two runs at mean 3, one of a version never finished').to.equal(6);
+        expect(await runs.estimateInFlightGpuSeconds(OTHER_ACCOUNT)).to.equal(3);
+      });
+    });
+  });
+}

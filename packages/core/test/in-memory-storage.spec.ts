@@ -1,0 +1,32 @@
+import {
+  describeAccountRepositoryContract,
+  describeApiKeyRepositoryContract,
+  describeAppVersionRepositoryContract,
+  describeAssetRepositoryContract,
+  describeBlobStoreContract,
+  describeGpuLedgerContract,
+  describeRunRepositoryContract,
+  InMemoryAccountRepository,
+  InMemoryApiKeyRepository,
+  InMemoryAppVersionRepository,
+  InMemoryAssetRepository,
+  InMemoryBlobStore,
+  InMemoryGpuLedger,
+  InMemoryRunRepository,
+} from '../src/testing/storage-testing.js';
+
+describeAccountRepositoryContract('in-memory', async () => ({ subject: new InMemoryAccountRepository() }));
+describeApiKeyRepositoryContract('in-memory', async () => ({ subject: new InMemoryApiKeyRepository() }));
+describeAppVersionRepositoryContract('in-memory', async () => ({ subject: new InMemoryAppVersionRepository() }));
+describeAssetRepositoryContract('in-memory', async () => ({ subject: new InMemoryAssetRepository() }));
+describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository() }));
+describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
+describeBlobStoreContract('in-memory', async () => {
+  const subject = new InMemoryBlobStore();
+  return {
+    subject,
+    teardown: async () => {
+      if (subject.stagedCount !== 0) throw new Error(`${subject.stagedCount} staged blobs were neither committed nor discarded`);
+    },
+  };
+});
