@@ -46,7 +46,10 @@ export class KnexApiKeyRepository implements ApiKeyRepository {
 
   revoke(id: string, at: Date): Promise<ApiKey | null> {
     return guarded(async () => {
-      await this.db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at.getTime() });
+      await this.db('api_keys')
+        .where({ id })
+        .where((q) => q.whereNull('revoked_at').orWhere('revoked_at', '>', at.getTime()))
+        .update({ revoked_at: at.getTime() });
       return this.get(id);
     });
   }

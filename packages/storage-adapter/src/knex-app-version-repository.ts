@@ -41,7 +41,10 @@ export class KnexAppVersionRepository implements AppVersionRepository {
 
   markDeleted(id: string, at: Date): Promise<AppVersion | null> {
     return guarded(async () => {
-      await this.db('app_versions').where({ id }).whereNull('deleted_at').update({ deleted_at: at.getTime() });
+      await this.db('app_versions')
+        .where({ id })
+        .where((q) => q.whereNull('deleted_at').orWhere('deleted_at', '>', at.getTime()))
+        .update({ deleted_at: at.getTime() });
       return this.get(id);
     });
   }

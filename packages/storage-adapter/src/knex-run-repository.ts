@@ -11,6 +11,8 @@ import { fromPatch, fromRun, toRun } from './run-row.js';
 import { guarded } from './storage-errors.js';
 
 const ACTIVE = ['queued', 'running', 'canceling'];
+// Keyset conditions are written `created_at <= x AND (created_at < x OR id < y)` rather than
+// `created_at < x OR (created_at = x AND id < y)`: the same rows, but an index range for the planner.
 const ESTIMATE_WINDOW = 20;
 
 export class KnexRunRepository implements RunRepository {
@@ -38,8 +40,11 @@ export class KnexRunRepository implements RunRepository {
       const query = this.db('runs').where({ id });
       if (guard.status) query.whereIn('status', [...guard.status]);
       if (guard.leaseOwner !== undefined) query.where({ lease_owner: guard.leaseOwner });
-      const changed = await query.update(fromPatch(patch));
-      return changed > 0 ? this.get(id) : null;
+      const changes = fromPatch(patch);
+      // One compare-and-set statement; RETURNING gives the row this statement wrote, not a later one.
+      const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
+      const row = (rows as Record<string, unknown>[])[0];
+      return row ? toRun(row) : null;
     });
   }
 
@@ -52,7 +57,7 @@ export class KnexRunRepository implements RunRepository {
       const query = this.db('runs').where({ account_id: accountId });
       if (options.after) {
         const c = decodeRunCursor(options.after);
-        query.where((q) => q.where('created_at', '<', c.createdAtMs).orWhere((q2) => q2.where('created_at', '=', c.createdAtMs).where('id', '<', c.id)));
+        query.where('created_at', '<=', c.createdAtMs).where((q) => q.where('created_at', '<', c.createdAtMs).orWhere('id', '<', c.id));
       }
       const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1);
       const runs = rows.slice(0, options.limit).map(toRun);
@@ -66,7 +71,8 @@ export class KnexRunRepository implements RunRepository {
       const created = run.createdAt.getTime();
       const row = await this.db('runs')
         .where({ status: 'queued' })
-        .where((q) => q.where('created_at', '<', created).orWhere((q2) => q2.where('created_at', '=', created).where('id', '<', run.id)))
+        .where('created_at', '<=', created)
+        .where((q) => q.where('created_at', '<', created).orWhere('id', '<', run.id))
         .count<{ n: number | string }[]>({ n: '*' })
         .first();
       return Number(row?.n ?? 0);
@@ -93,12 +99,14 @@ export class KnexRunRepository implements RunRepository {
 
   acquireLease(id: string, owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {
     return guarded(async () => {
-      const changed = await this.db('runs')
+      const rows = await this.db('runs')
         .where({ id })
         .whereIn('status', ACTIVE)
         .where((q) => q.whereNull('lease_owner').orWhere('lease_owner', owner).orWhereNull('lease_expires_at').orWhere('lease_expires_at', '<=', now.getTime()))
-        .update({ lease_owner: owner, lease_expires_at: leaseExpiresAt.getTime() });
-      return changed > 0 ? this.get(id) : null;
+        .update({ lease_owner: owner, lease_expires_at: leaseExpiresAt.getTime() })
+        .returning('*');
+      const row = (rows as Record<string, unknown>[])[0];
+      return row ? toRun(row) : null;
     });
   }
 
@@ -142,16 +150,14 @@ export class KnexRunRepository implements RunRepository {
 
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     return guarded(async () => {
-      const active = await this.db('runs')
-        .where({ account_id: accountId })
-        .whereIn('status', ACTIVE)
-        .groupBy('app_version_id')
-        .select('app_version_id')
-        .count<{ app_version_id: string; n: number | string }[]>({ n: '*' });
+      // Counted here rather than with GROUP BY, so the plan is always the (account_id, status) index.
+      const active = await this.db('runs').where({ account_id: accountId }).whereIn('status', ACTIVE).select<{ app_version_id: string }[]>('app_version_id');
+      const perVersion = new Map<string, number>();
+      for (const r of active) perVersion.set(r.app_version_id, (perVersion.get(r.app_version_id) ?? 0) + 1);
       let total = 0;
-      for (const group of active) {
+      for (const [appVersionId, count] of perVersion) {
         const recent = await this.db('runs')
-          .where({ app_version_id: group.app_version_id })
+          .where({ app_version_id: appVersionId })
           .whereNotNull('finished_at')
           .whereNotNull('gpu_seconds')
           .orderBy('finished_at', 'desc')
@@ -159,7 +165,7 @@ export class KnexRunRepository implements RunRepository {
           .select('gpu_seconds');
         if (recent.length === 0) continue;
         const mean = recent.reduce((s, r) => s + Number(r.gpu_seconds), 0) / recent.length;
-        total += mean * Number(group.n);
+        total += mean * count;
       }
       return total;
     });

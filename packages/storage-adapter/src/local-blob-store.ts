@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
 
@@ -20,7 +20,7 @@ export class LocalBlobStore implements BlobStore {
   constructor(private readonly root: string) {
     this.staging = path.join(root, STAGING);
     mkdirSync(this.staging, { recursive: true });
-    for (const name of readdirSync(this.staging)) rmSync(path.join(this.staging, name), { force: true });
+    for (const name of readdirSync(this.staging)) rmSync(path.join(this.staging, name), { force: true, recursive: true });
   }
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
@@ -30,6 +30,7 @@ export class LocalBlobStore implements BlobStore {
     const head: Buffer[] = [];
     let headSize = 0;
     let size = 0;
+    let staged = false;
     try {
       for await (const chunk of source) {
         size += chunk.byteLength;
@@ -43,12 +44,14 @@ export class LocalBlobStore implements BlobStore {
         await file.write(chunk);
       }
       await file.sync();
-    } catch (error) {
-      await file.close().catch(() => undefined);
-      await rm(tempPath, { force: true });
-      throw error;
+      staged = true;
+    } finally {
+      try {
+        await file.close();
+      } finally {
+        if (!staged) await rm(tempPath, { force: true });
+      }
     }
-    await file.close();
     const sha256 = hash.digest('hex');
     let settled = false;
     return {
@@ -59,14 +62,22 @@ export class LocalBlobStore implements BlobStore {
         if (settled) return { created: false };
         settled = true;
         const target = this.pathOf(sha256);
-        const existing = await stat(target).catch(() => null);
-        if (existing) {
+        try {
+          await mkdir(path.dirname(target), { recursive: true });
+          // link() fails when the name exists, so of two identical uploads committed at once exactly
+          // one reports created, and a reader never sees a partial file.
+          const created = await link(tempPath, target).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === 'EEXIST') return false;
+              throw error;
+            },
+          );
+          if (created) await syncDirectory(path.dirname(target));
+          return { created };
+        } finally {
           await rm(tempPath, { force: true });
-          return { created: false };
         }
-        await mkdir(path.dirname(target), { recursive: true });
-        await rename(tempPath, target);
-        return { created: true };
       },
       discard: async () => {
         if (settled) return;
@@ -103,5 +114,15 @@ export class LocalBlobStore implements BlobStore {
 
   private pathOf(sha256: string): string {
     return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+}
+
+/** Makes a new directory entry durable (the file's own bytes were synced when staged). */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

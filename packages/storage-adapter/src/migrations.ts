@@ -84,6 +84,17 @@ const MIGRATIONS: readonly Migration[] = [
       for (const table of ['gpu_charges', 'runs', 'assets', 'app_versions', 'api_keys', 'accounts']) await db.schema.dropTableIfExists(table);
     },
   },
+  {
+    // countActive and estimateInFlightGpuSeconds read an account's unfinished runs: without this
+    // they walk the account's whole history.
+    name: '002_runs_by_account_status',
+    async up(db) {
+      await db.schema.alterTable('runs', (t) => t.index(['account_id', 'status'], 'runs_by_account_status'));
+    },
+    async down(db) {
+      await db.schema.alterTable('runs', (t) => t.dropIndex(['account_id', 'status'], 'runs_by_account_status'));
+    },
+  },
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

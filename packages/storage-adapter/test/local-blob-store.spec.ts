@@ -1,10 +1,21 @@
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CoreError } from '@runload/core';
 import { describeBlobStoreContract } from '@runload/core/testing';
 import { LocalBlobStore } from '@runload/storage-adapter';
+
+async function* oneChunk(bytes: Buffer): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+/** Committed blob files, relative to the root (the staging directory left out). */
+function blobFiles(root: string): string[] {
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((d) => d.isFile() && !path.relative(root, d.parentPath).startsWith('.staging'))
+    .map((d) => path.relative(root, path.join(d.parentPath, d.name)));
+}
 
 function tempRoot(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'runload-blobs-'));
@@ -20,7 +31,7 @@ describe('LocalBlobStore on disk', () => {
   beforeEach(() => (root = tempRoot()));
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('leaves no staging file after an over-cap stream or a failing source, and streams without buffering', async () => {
+  it('leaves no staging file after an over-cap stream or a failing source', async () => {
     const store = new LocalBlobStore(root);
     async function* big(): AsyncIterable<Uint8Array> {
       for (let i = 0; i < 100; i += 1) yield Buffer.alloc(1024 * 1024, i);
@@ -36,9 +47,44 @@ describe('LocalBlobStore on disk', () => {
     expect(readdirSync(root)).to.deep.equal(['.staging']);
   });
 
+  it('stores identical bytes as one file, and of concurrent identical commits exactly one creates it', async () => {
+    const store = new LocalBlobStore(root);
+    const bytes = Buffer.alloc(50_000, 'x');
+    const staged = await Promise.all(Array.from({ length: 6 }, () => store.stage(oneChunk(bytes), { maxBytes: 100_000 })));
+    const results = await Promise.all(staged.map((s) => s.commit()));
+    expect(results.filter((r) => r.created)).to.have.length(1);
+    expect(blobFiles(root)).to.deep.equal([path.join(staged[0]?.sha256.slice(0, 2) ?? '', staged[0]?.sha256.slice(2, 4) ?? '', staged[0]?.sha256 ?? '')]);
+    expect(store.stagedFiles()).to.deep.equal([]);
+    expect(readFileSync(path.join(root, blobFiles(root)[0] ?? '')).equals(bytes)).to.equal(true);
+  });
+
+  it('stages inside its own directory, never the system temp folder, until commit or discard', async () => {
+    const store = new LocalBlobStore(root);
+    const staged = await store.stage(oneChunk(Buffer.from('pending')), { maxBytes: 100 });
+    expect(store.stagedFiles()).to.have.length(1);
+    await staged.discard();
+    expect(store.stagedFiles()).to.deep.equal([]);
+    expect(blobFiles(root)).to.deep.equal([]);
+  });
+
+  it('streams: staging 128 MiB holds no copy of the bytes in memory', async () => {
+    const store = new LocalBlobStore(root);
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    async function* sameChunk(): AsyncIterable<Uint8Array> {
+      for (let i = 0; i < 128; i += 1) yield chunk;
+    }
+    const before = process.memoryUsage().arrayBuffers;
+    const staged = await store.stage(sameChunk(), { maxBytes: 200 * 1024 * 1024 });
+    const grown = process.memoryUsage().arrayBuffers - before;
+    await staged.discard();
+    expect(staged.size).to.equal(128 * 1024 * 1024);
+    expect(grown, `${grown} bytes of buffers held after staging`).to.be.below(32 * 1024 * 1024);
+  });
+
   it('removes staging files a killed process left behind when it starts', () => {
     new LocalBlobStore(root);
     writeFileSync(path.join(root, '.staging', 'leftover'), 'partial');
+    mkdirSync(path.join(root, '.staging', 'odd-directory'));
     const store = new LocalBlobStore(root);
     expect(store.stagedFiles()).to.deep.equal([]);
   });

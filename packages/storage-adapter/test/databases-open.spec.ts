@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { newQueuedRun } from '@runload/core';
+import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository, migrate, openDatabase } from '@runload/storage-adapter';
+import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
+
+const T = Date.UTC(2026, 0, 1);
+
+async function schemaOf(db: Knex): Promise<string[]> {
+  const rows = (await db.raw(`SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name`)) as { s: string }[];
+  return rows.map((r) => r.s);
+}
+
+async function seed(db: Knex): Promise<{ accountId: string; appVersionId: string }> {
+  const accountId = randomUUID();
+  const appVersionId = randomUUID();
+  await new KnexAccountRepository(db).create({ id: accountId, name: 'a', tier: 'plus', status: 'active', createdAt: new Date(T) });
+  await new KnexAppVersionRepository(db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
+  return { accountId, appVersionId };
+}
+
+const aRun = (accountId: string, appVersionId: string, ms: number) =>
+  newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + ms), inputs: {}, workflow: {} });
+
+describe('SQLite database file', () => {
+  let t: TestDatabase;
+  beforeEach(async () => (t = await sqliteDatabase()));
+  afterEach(async () => t.close());
+
+  it('creates a missing data directory and opens with WAL, a busy timeout and foreign keys on', async () => {
+    const parent = mkdtempSync(path.join(os.tmpdir(), 'runload-open-'));
+    const dataDir = path.join(parent, 'nested', 'data');
+    const db = openDatabase({ dataDir });
+    try {
+      await migrate(db);
+      expect(existsSync(path.join(dataDir, 'runload.sqlite'))).to.equal(true);
+      expect(((await db.raw('PRAGMA journal_mode')) as { journal_mode: string }[])[0]?.journal_mode).to.equal('wal');
+      expect(((await db.raw('PRAGMA foreign_keys')) as { foreign_keys: number }[])[0]?.foreign_keys).to.equal(1);
+      expect(((await db.raw('PRAGMA busy_timeout')) as { timeout: number }[])[0]?.timeout).to.be.at.least(5000);
+    } finally {
+      await db.destroy();
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('runs its migrations once: migrating again changes nothing', async () => {
+    const before = await schemaOf(t.db);
+    const applied = await t.db('runload_migrations').count<{ n: number }[]>({ n: '*' });
+    await migrate(t.db);
+    await migrate(t.another());
+    expect(await schemaOf(t.db)).to.deep.equal(before);
+    expect(await t.db('runload_migrations').count<{ n: number }[]>({ n: '*' })).to.deep.equal(applied);
+    expect(before.join('\n')).to.include('runs_by_account_status');
+  });
+
+  it('lets a second process (another knex on the same file) see writes, and two writers work side by side', async () => {
+    const second = t.another();
+    const { accountId, appVersionId } = await seed(t.db);
+    const first = new KnexRunRepository(t.db);
+    const other = new KnexRunRepository(second);
+    const written = aRun(accountId, appVersionId, 0);
+    await first.create(written);
+    expect(await other.get(written.id)).to.deep.equal(written);
+    const runs = Array.from({ length: 80 }, (_, i) => aRun(accountId, appVersionId, i + 1));
+    await Promise.all(runs.map((r, i) => (i % 2 === 0 ? first : other).create(r)));
+    expect(await first.countActive(accountId)).to.equal(81);
+    const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? first : other).claimNextQueued(`d${i}`, new Date(T + 60_000), new Date(T))));
+    expect(new Set(claims.map((c) => c?.id)).size).to.equal(40);
+  });
+});
+
+describe('PostgreSQL schema per test database', function () {
+  let url: string | null;
+  let t: TestDatabase | undefined;
+  before(function () {
+    url = pgUrl();
+    if (!url) this.skip();
+  });
+  afterEach(async () => t?.close());
+
+  it('creates its tables in its own schema, and migrating again is a no-op', async () => {
+    t = await postgresDatabase(url as string);
+    const schema = String(((await t.db.raw('SELECT current_schema() AS s')) as { rows: { s: string }[] }).rows[0]?.s);
+    expect(schema).to.match(/^t_[0-9a-f]{12}$/);
+    const tables = async () =>
+      ((await t?.db.raw('SELECT table_name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name', [schema])) as { rows: { table_name: string }[] }).rows.map((r) => r.table_name);
+    const before = await tables();
+    expect(before).to.include.members(['accounts', 'api_keys', 'app_versions', 'assets', 'gpu_charges', 'runs', 'runload_migrations']);
+    await migrate(t.db);
+    await migrate(t.another());
+    expect(await tables()).to.deep.equal(before);
+    expect(Number((await t.db('runload_migrations').count<{ n: string }[]>({ n: '*' }))[0]?.n)).to.equal(2);
+  });
+});
