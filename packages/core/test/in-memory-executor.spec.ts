@@ -1,3 +1,5 @@
+import { expect } from 'chai';
+import type { ExecutionEvent } from '@runload/core';
 import { describeExecutorContract, IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
 
 describeExecutorContract('in-memory', async () => {
@@ -19,10 +21,55 @@ describeExecutorContract('in-memory', async () => {
       executor.held = false;
       executor.runScripted(runId);
     },
+    slowDown: () => {
+      executor.held = true;
+    },
+    whenRunning: async (runId) => executor.start(runId, Date.now()),
     failNext: () => {
       executor.failNextRun = true;
     },
     forgetAll: async () => executor.forgetAll(),
     teardown: () => executor.close(),
   };
+});
+
+describe('InMemoryExecutor', () => {
+  const job = (runId: string) => ({ runId, workflow: {}, inputs: {}, media: {} });
+
+  it('is healthy but offers no room by default, and keeps what is submitted queued', async () => {
+    const executor = new InMemoryExecutor();
+    expect((await executor.health()).available).to.equal(true);
+    expect(await executor.pickBackend()).to.equal(null);
+    await executor.submit(IN_MEMORY_BACKEND, job('r1'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await executor.inspect(IN_MEMORY_BACKEND, 'r1')).to.deep.equal({ state: 'queued', position: 0 });
+  });
+
+  it('offers its backend when accepting, up to its depth', async () => {
+    const executor = new InMemoryExecutor();
+    executor.accepting = true;
+    executor.depth = 1;
+    expect(await executor.pickBackend()).to.equal(IN_MEMORY_BACKEND);
+    await executor.submit(IN_MEMORY_BACKEND, job('r1'));
+    expect(await executor.pickBackend()).to.equal(null);
+    executor.start('r1', 1000);
+    executor.succeed('r1', [], { startedAtMs: 1000, finishedAtMs: 1500 });
+    expect(await executor.pickBackend()).to.equal(IN_MEMORY_BACKEND);
+  });
+
+  it('reports scripted events in order, ending with one terminal event', async () => {
+    const executor = new InMemoryExecutor();
+    await executor.submit(IN_MEMORY_BACKEND, job('r1'));
+    const events: ExecutionEvent[] = [];
+    executor.follow(IN_MEMORY_BACKEND, 'r1', (e) => events.push(e));
+    executor.start('r1', 1000);
+    executor.executing('r1', '3');
+    executor.progress('r1', 1, 2, '3');
+    executor.fail('r1', { code: 'EXECUTION_ERROR', message: 'boom', nodeId: '3', nodeType: 'KSampler' }, { startedAtMs: 1000, finishedAtMs: 1200 });
+    expect(events.map((e) => e.type)).to.deep.equal(['started', 'executing', 'progress', 'finished']);
+    expect(events[3]).to.deep.equal({
+      type: 'finished',
+      result: { state: 'failed', error: { code: 'EXECUTION_ERROR', message: 'boom', nodeId: '3', nodeType: 'KSampler' }, timing: { startedAtMs: 1000, finishedAtMs: 1200 } },
+    });
+  });
 });

@@ -70,10 +70,18 @@ export type ExecutionState =
   /** The backend does not know the run (never received, or forgotten by a restart). */
   | { readonly state: 'unknown' };
 
+/**
+ * What `follow` reports. `finished` and `lost` are terminal: exactly one of them ends a follow.
+ * `started` comes at most once; `executing` and `progress` are informational and may be missed
+ * (a dropped socket), never the terminal event.
+ */
 export type ExecutionEvent =
   | { readonly type: 'started'; readonly atMs: number }
+  /** The backend began executing this node of the run. */
+  | { readonly type: 'executing'; readonly nodeId: string }
   | { readonly type: 'progress'; readonly value: number; readonly max: number; readonly nodeId: string | null }
   | { readonly type: 'finished'; readonly result: TerminalExecutionState }
+  /** The backend does not know the run (it restarted, or the run was removed there). */
   | { readonly type: 'lost' };
 
 export type SubmitResult = { readonly accepted: true } | { readonly accepted: false; readonly error: RunError };
@@ -89,25 +97,48 @@ export interface Executor {
   /** The pool's current reachability; cheap (served from the last probe). */
   health(): Promise<ExecutorHealth>;
   /**
-   * Uploads the media, applies the inputs and queues the prompt on `backendId`.
-   * A refusal of the prompt (validation) is `{ accepted: false }` with VALIDATION_ERROR.
-   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached (the run never started)
+   * A healthy backend with room for one more run, or null when none has room: room means the
+   * prompts it holds (running plus pending, whoever sent them) and those this executor is still
+   * sending there stay below the configured depth. Optional: without it, a caller picks from
+   * `health()` and counts its own runs.
+   */
+  pickBackend?(): Promise<string | null>;
+  /**
+   * Uploads the media, applies the inputs (never changing `job.workflow`) and queues the prompt on
+   * `backendId` under the run's id. A refusal of the prompt (validation) is `{ accepted: false }`
+   * with VALIDATION_ERROR and the backend's node errors in `details`.
+   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached and did not queue the
+   *   prompt (the run never started: it may be dispatched again)
+   * @throws CoreError INVALID_TRANSITION ({@link CLAIM_LOST}) when `stillClaimed` said no
    */
   submit(backendId: string, job: ExecutionJob): Promise<SubmitResult>;
   /**
    * Where the run stands on the backend, read from its queue then its history (a run finishing
-   * between the two reads is never reported unknown).
-   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached
+   * between the two reads is never reported unknown). `unknown` means the backend has no trace of
+   * it: never received, removed from its queue, or forgotten by a restart. Terminal states carry
+   * the backend's own execution timestamps when it reports them.
+   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached or is not configured
    */
   inspect(backendId: string, runId: string): Promise<ExecutionState>;
   /**
-   * Reports the run's events until one `finished` or `lost`; robust to a silent or broken
-   * connection (outcomes are confirmed by `inspect`). Returns a function that stops following.
+   * Reports the run's events until one `finished` or `lost`, then nothing more; robust to a silent
+   * or broken connection (outcomes are confirmed by `inspect`, so a run that finished before the
+   * call is still reported). A backend that is unreachable for a while reports nothing: deciding
+   * when that loses the run is the caller's. Returns a function that stops following.
    */
   follow(backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void;
-  /** An output file of a finished run. */
+  /**
+   * An output file of a finished run: its name, its content type (from its extension, else the
+   * backend's header) and a way to stream its bytes.
+   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached or no longer has the file
+   */
   fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput>;
-  /** Removes the run from the backend's queue, or interrupts it if it is running there. */
+  /**
+   * Removes the run from the backend's queue, or interrupts it if it is running there (only that
+   * run: never another prompt). A run the backend no longer has is left alone. The outcome is
+   * then read with `inspect` or reported by `follow` (`interrupted`).
+   * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached
+   */
   cancel(backendId: string, runId: string): Promise<void>;
   /** Stops probes, sockets and timers. */
   close(): Promise<void>;

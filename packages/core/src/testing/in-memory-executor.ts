@@ -1,6 +1,8 @@
 /**
- * A scripted backend in memory: healthy, accepts prompts and keeps them queued until a test
- * (or an embedder) moves them with `start`, `succeed`, `fail` or `forget`.
+ * A scripted backend in memory. By default it reports itself healthy, offers no room for
+ * execution (`pickBackend` is null) and keeps whatever is submitted queued, so runs stay `queued`:
+ * what tests and embedders of the public API need. A test moves runs with `start`, `executing`,
+ * `progress`, `succeed`, `fail` or `forget`, or sets `autoRun` to have them succeed on their own.
  * @module
  */
 import { CoreError } from '../domain/errors.js';
@@ -45,11 +47,21 @@ export class InMemoryExecutor implements Executor {
   held = false;
   /** With autoRun: the next run fails at a node instead. */
   failNextRun = false;
+  /** Whether `pickBackend` offers the backend (autoRun implies it). */
+  accepting = false;
+  /** Runs queued or running here above which `pickBackend` offers nothing. */
+  depth = Number.POSITIVE_INFINITY;
   private readonly entries = new Map<string, Entry>();
   private readonly files = new Map<string, ScriptedOutput>();
 
   async health(): Promise<ExecutorHealth> {
     return { available: this.available, backends: [{ id: IN_MEMORY_BACKEND, url: 'memory:', healthy: this.available }] };
+  }
+
+  async pickBackend(): Promise<string | null> {
+    if (!this.available || !(this.accepting || this.autoRun)) return null;
+    const busy = [...this.entries.values()].filter((e) => e.state.state === 'queued' || e.state.state === 'running').length;
+    return busy < this.depth ? IN_MEMORY_BACKEND : null;
   }
 
   async submit(_backendId: string, job: ExecutionJob): Promise<SubmitResult> {
@@ -136,6 +148,10 @@ export class InMemoryExecutor implements Executor {
     const entry = this.require(runId);
     entry.state = { state: 'running' };
     this.emit(entry, { type: 'started', atMs });
+  }
+
+  executing(runId: string, nodeId: string): void {
+    this.emit(this.require(runId), { type: 'executing', nodeId });
   }
 
   progress(runId: string, value: number, max: number, nodeId: string | null = null): void {
