@@ -1,69 +1,64 @@
 /**
- * One ComfyUI server: health probe, socket, submissions, and where each run stands there.
- * Every outcome is confirmed from `/queue` and `/history`, never from the socket alone.
+ * One ComfyUI server: health probe (and its version), load, submissions, cancel, downloads.
+ * Where a run stands is read by the RunLocator; followed runs are kept by RunFollowers.
  * @module
  */
 import { Readable } from 'node:stream';
-import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type OutputRef, type SubmitResult } from '@runload/core';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
 import { ComfyUiHttp } from './comfyui-http.js';
-import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
-import { outcomeOf, type HistoryEntry } from './history-outcome.js';
+import { ComfyUiSocket } from './comfyui-socket.js';
+import { supportsTargetedInterrupt } from './comfyui-version.js';
+import { outputContentType } from './output-content-type.js';
+import { promptRefusal } from './prompt-refusal.js';
+import { RunFollowers } from './run-followers.js';
+import { RunLocator } from './run-locator.js';
+
+export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
 export interface BackendOptions {
   readonly clientId: string;
   readonly requestTimeoutMs: number;
   /** How often followed runs are re-checked against `/queue` and `/history`. */
   readonly confirmIntervalMs: number;
-  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  readonly log: Log;
 }
 
-type QueueTuple = [number, string, unknown, Record<string, unknown> | undefined, unknown];
-
-interface Follower {
-  readonly runId: string;
-  readonly listener: (event: ExecutionEvent) => void;
-  started: boolean;
-  done: boolean;
-}
-
+/** Uploads go to their own input subfolder, named by asset id (so the same asset dedupes). */
 const MEDIA_SUBFOLDER = 'runload';
-
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
-  mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime', mkv: 'video/x-matroska',
-  wav: 'audio/wav', flac: 'audio/flac', mp3: 'audio/mpeg', ogg: 'audio/ogg', opus: 'audio/opus',
-};
-
-/** ComfyUI names outputs by extension; so does runload (core video comes under `images`). */
-function contentTypeOf(filename: string): string {
-  return CONTENT_TYPES[filename.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
-}
+const TRANSFER_TIMEOUT_MS = 10 * 60_000;
+const PROBE_TIMEOUT_MS = 2000;
 
 export class ComfyUiBackend {
   healthy = false;
   detail = 'not probed yet';
+  /** `system.comfyui_version` from the last successful probe. */
+  version: string | null = null;
   private readonly http: ComfyUiHttp;
   private readonly socket: ComfyUiSocket;
-  /** Server prompt id by run id, where the server chose its own id (older ComfyUI). */
-  private readonly promptIds = new Map<string, string>();
-  private readonly followers = new Map<string, Follower>();
-  private confirmTimer: NodeJS.Timeout | null = null;
+  private readonly locator: RunLocator;
+  private readonly followers: RunFollowers;
+  /** Prompts being sent now: not yet in the server's own count. */
+  private submitting = 0;
 
   constructor(
     readonly url: string,
     private readonly options: BackendOptions,
   ) {
     this.http = new ComfyUiHttp(url, options.requestTimeoutMs);
-    this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.onMessage(m), () => this.confirmAll());
+    this.locator = new RunLocator(this.http);
+    this.followers = new RunFollowers({ inspect: (id) => this.inspect(id), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
+    this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.followers.onMessage(m), () => this.followers.confirmAll());
   }
 
   async probe(): Promise<void> {
     try {
-      await this.http.getJson('/system_stats', Math.min(this.options.requestTimeoutMs, 2000));
+      const stats = await this.http.getJson<{ system?: { comfyui_version?: unknown } }>('/system_stats', Math.min(this.options.requestTimeoutMs, PROBE_TIMEOUT_MS));
       if (!this.healthy) this.options.log('info', 'ComfyUI backend reachable', { backend: this.url });
       this.healthy = true;
       this.detail = 'ok';
+      this.version = typeof stats.system?.comfyui_version === 'string' ? stats.system.comfyui_version : null;
       this.socket.connect();
     } catch (error) {
       if (this.healthy) this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: (error as Error).message });
@@ -72,185 +67,122 @@ export class ComfyUiBackend {
     }
   }
 
+  /** Prompts running and pending on the server now, plus those this process is sending. */
+  async load(): Promise<number> {
+    const body = await this.http.getJson<{ exec_info?: { queue_remaining?: unknown } }>('/prompt', PROBE_TIMEOUT_MS);
+    const remaining = Number(body.exec_info?.queue_remaining ?? 0);
+    return (Number.isFinite(remaining) ? remaining : 0) + this.submitting;
+  }
+
   async submit(job: ExecutionJob): Promise<SubmitResult> {
+    this.submitting += 1;
+    try {
+      return await this.send(job);
+    } finally {
+      this.submitting -= 1;
+    }
+  }
+
+  private async send(job: ExecutionJob): Promise<SubmitResult> {
     const media: Record<string, string> = {};
-    for (const [key, file] of Object.entries(job.media)) media[key] = await this.upload(file.assetId, file.filename, await file.open());
+    for (const [key, file] of Object.entries(job.media)) {
+      const uploaded = await this.upload(file);
+      if (typeof uploaded !== 'string') return { accepted: false, error: uploaded };
+      media[key] = uploaded;
+    }
     const prompt = applyInputs(job.workflow, job.inputs, media);
     if (job.stillClaimed && !(await job.stillClaimed())) throw new CoreError('INVALID_TRANSITION', CLAIM_LOST);
-    const result = await this.http.request('POST', '/prompt', {
-      prompt,
-      client_id: this.options.clientId,
-      prompt_id: job.runId,
-      extra_data: { runload_run_id: job.runId },
-    });
-    const body = (result.body ?? {}) as { prompt_id?: string; error?: { message?: string; type?: string }; node_errors?: Record<string, { class_type?: string }> };
+    const body = { prompt, client_id: this.options.clientId, prompt_id: job.runId, extra_data: { runload_run_id: job.runId } };
+    let result;
+    try {
+      result = await this.http.request('POST', '/prompt', body, { allowServerErrors: true });
+    } catch (error) {
+      // The request may have reached the server before the connection failed: ask before saying it never started.
+      if (await this.wasQueued(job.runId)) return { accepted: true };
+      throw error;
+    }
     if (result.status === 200) {
-      if (body.prompt_id && body.prompt_id !== job.runId) this.promptIds.set(job.runId, body.prompt_id);
-      if (body.node_errors && Object.keys(body.node_errors).length > 0) {
-        this.options.log('warn', 'ComfyUI dropped some outputs that failed validation', { runId: job.runId, nodeErrors: body.node_errors });
+      const answer = result.body as { prompt_id?: unknown; node_errors?: Record<string, unknown> };
+      if (typeof answer.prompt_id === 'string') this.locator.remember(job.runId, answer.prompt_id);
+      if (answer.node_errors && Object.keys(answer.node_errors).length > 0) {
+        this.options.log('warn', 'ComfyUI dropped some outputs that failed validation', { runId: job.runId, nodeErrors: answer.node_errors });
       }
       return { accepted: true };
     }
-    const [nodeId, nodeError] = Object.entries(body.node_errors ?? {})[0] ?? [null, null];
-    return {
-      accepted: false,
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: body.error?.message ?? `ComfyUI refused the prompt (${result.status})`,
-        nodeId,
-        nodeType: nodeError?.class_type ?? null,
-        details: { type: body.error?.type ?? null, node_errors: body.node_errors ?? {} },
-      },
-    };
+    // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt (protocol §3): neither queued it.
+    return { accepted: false, error: promptRefusal(result.status, result.body) };
   }
 
-  private async upload(assetId: string, filename: string, body: AsyncIterable<Uint8Array>): Promise<string> {
+  private async wasQueued(runId: string): Promise<boolean> {
+    try {
+      return (await this.locator.inspect(runId)).state !== 'unknown';
+    } catch {
+      // Still unreachable: nothing says it was queued.
+      return false;
+    }
+  }
+
+  /** The widget value of an uploaded file, or the refusal when the server will never take it. */
+  private async upload(file: MediaFile) {
     const chunks: Uint8Array[] = [];
-    for await (const c of body) chunks.push(c);
-    const dot = filename.lastIndexOf('.');
-    const name = `${assetId}${dot > 0 ? filename.slice(dot).toLowerCase() : ''}`;
+    for await (const c of await file.open()) chunks.push(c);
+    const dot = file.filename.lastIndexOf('.');
+    const name = `${file.assetId}${dot > 0 ? file.filename.slice(dot).toLowerCase() : ''}`;
     const form = new FormData();
-    form.append('image', new Blob(chunks), name);
+    form.append('image', new Blob(chunks, { type: file.contentType }), name);
     form.append('type', 'input');
     form.append('subfolder', MEDIA_SUBFOLDER);
-    const result = await this.http.request('POST', '/upload/image', form, 10 * 60_000);
-    const uploaded = result.body as { name?: string; subfolder?: string };
-    if (result.status !== 200 || !uploaded.name) throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.url} refused the upload of ${name} (${result.status})`);
-    return uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
-  }
-
-  private promptIdOf(runId: string): string {
-    return this.promptIds.get(runId) ?? runId;
+    const result = await this.http.request('POST', '/upload/image', form, { timeoutMs: TRANSFER_TIMEOUT_MS });
+    const uploaded = (result.body ?? {}) as { name?: unknown; subfolder?: unknown };
+    if (result.status === 200 && typeof uploaded.name === 'string') {
+      return typeof uploaded.subfolder === 'string' && uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
+    }
+    if (result.status >= 400 && result.status < 500) {
+      return { code: 'VALIDATION_ERROR' as const, message: `ComfyUI refused the upload of ${file.filename} (${result.status})`, nodeId: null, nodeType: null, details: { status: result.status } };
+    }
+    throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.url} answered ${result.status} to the upload of ${name}`);
   }
 
   async inspect(runId: string): Promise<ExecutionState> {
-    const matches = (t: QueueTuple) => t[1] === this.promptIdOf(runId) || t[3]?.['runload_run_id'] === runId;
-    // Queue first, then history: a prompt is always in exactly one of them (protocol §12).
-    const queue = await this.http.getJson<{ queue_running: QueueTuple[]; queue_pending: QueueTuple[] }>('/queue');
-    if (queue.queue_running.some(matches)) return { state: 'running' };
-    const pending = [...queue.queue_pending].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
-    const at = pending.findIndex(matches);
-    if (at >= 0) {
-      this.promptIds.set(runId, pending[at]?.[1] as string);
-      return { state: 'queued', position: at };
-    }
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      const entry = await this.historyEntry(runId);
-      if (entry) return outcomeOf(entry);
-    }
-    return { state: 'unknown' };
-  }
-
-  private async historyEntry(runId: string): Promise<HistoryEntry | null> {
-    const id = this.promptIdOf(runId);
-    const direct = await this.http.getJson<Record<string, HistoryEntry>>(`/history/${encodeURIComponent(id)}`);
-    if (direct[id]) return direct[id] ?? null;
-    if (this.promptIds.has(runId)) return null;
-    // An older ComfyUI chose its own id and this process does not know it: find the run by our mark.
-    const recent = await this.http.getJson<Record<string, HistoryEntry>>('/history?max_items=1000');
-    for (const [promptId, entry] of Object.entries(recent)) {
-      const extra = entry.prompt?.[3] as Record<string, unknown> | undefined;
-      if (extra?.['runload_run_id'] === runId) {
-        this.promptIds.set(runId, promptId);
-        return entry;
-      }
-    }
-    return null;
+    return this.locator.inspect(runId);
   }
 
   follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
-    const follower: Follower = { runId, listener, started: false, done: false };
-    this.followers.set(runId, follower);
-    this.ensureConfirmTimer();
-    // A run may have finished before anyone listened (instant jobs): check at once.
-    void this.confirm(follower);
-    return () => {
-      follower.done = true;
-      if (this.followers.get(runId) === follower) this.followers.delete(runId);
-    };
+    return this.followers.follow(runId, listener);
   }
 
   async fetchOutput(ref: OutputRef): Promise<FetchedOutput> {
     const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
     const path = `/view?${query.toString()}`;
+    // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch again.
+    let first: Response | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS);
+    const contentType = outputContentType(ref.filename, first.headers.get('content-type'));
     return {
       filename: ref.filename,
-      contentType: contentTypeOf(ref.filename),
-      open: async () => Readable.fromWeb((await this.http.stream(path)).body as import('node:stream/web').ReadableStream<Uint8Array>),
+      contentType,
+      open: async () => {
+        const res = first ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS));
+        first = null;
+        return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+      },
     };
   }
 
   async cancel(runId: string): Promise<void> {
-    const id = this.promptIdOf(runId);
-    // Delete first, then interrupt: the other order misses a prompt that starts in between.
+    const id = this.locator.promptIdOf(runId);
+    // Delete first, then interrupt: the other order misses a prompt that starts in between (§5).
     await this.http.request('POST', '/queue', { delete: [id] });
-    await this.http.request('POST', '/interrupt', { prompt_id: id });
+    if (supportsTargetedInterrupt(this.version)) {
+      await this.http.request('POST', '/interrupt', { prompt_id: id });
+      return;
+    }
+    // An older server interrupts whatever runs: only when that is this run.
+    if (!this.locator.isRunning(await this.locator.queue(), runId)) return;
+    await this.http.request('POST', '/interrupt');
   }
 
   close(): void {
     this.socket.close();
-    if (this.confirmTimer) clearInterval(this.confirmTimer);
-    this.followers.clear();
-  }
-
-  private ensureConfirmTimer(): void {
-    if (this.confirmTimer) return;
-    this.confirmTimer = setInterval(() => this.confirmAll(), this.options.confirmIntervalMs);
-    this.confirmTimer.unref();
-  }
-
-  private confirmAll(): void {
-    for (const f of [...this.followers.values()]) void this.confirm(f);
-  }
-
-  /** Settles a follower from the server's own records. */
-  private async confirm(f: Follower): Promise<void> {
-    if (f.done) return;
-    let state: ExecutionState;
-    try {
-      state = await this.inspect(f.runId);
-    } catch {
-      return; // unreachable: the dispatcher's own reconciliation decides when the run is lost
-    }
-    if (f.done) return;
-    if (state.state === 'running' && !f.started) {
-      f.started = true;
-      f.listener({ type: 'started', atMs: Date.now() });
-    } else if (state.state === 'unknown') {
-      f.done = true;
-      this.followers.delete(f.runId);
-      f.listener({ type: 'lost' });
-    } else if (state.state !== 'queued' && state.state !== 'running') {
-      f.done = true;
-      this.followers.delete(f.runId);
-      f.listener({ type: 'finished', result: state });
-    }
-  }
-
-  private followerOf(promptId: unknown): Follower | undefined {
-    if (typeof promptId !== 'string') return undefined;
-    const direct = this.followers.get(promptId);
-    if (direct) return direct;
-    for (const [runId, pid] of this.promptIds) if (pid === promptId) return this.followers.get(runId);
-    return undefined;
-  }
-
-  private onMessage({ type, data }: SocketMessage): void {
-    const f = this.followerOf(data['prompt_id']);
-    if (!f || f.done) return;
-    if (type === 'execution_start') {
-      if (!f.started) {
-        f.started = true;
-        f.listener({ type: 'started', atMs: typeof data['timestamp'] === 'number' ? data['timestamp'] : Date.now() });
-      }
-    } else if (type === 'progress') {
-      f.listener({ type: 'progress', value: Number(data['value'] ?? 0), max: Number(data['max'] ?? 0), nodeId: typeof data['node'] === 'string' ? data['node'] : null });
-    } else if (type === 'executing' && data['node'] === null) {
-      // History is written before this message: read the outcome from it.
-      void this.confirm(f);
-    } else if (type === 'executing' && !f.started) {
-      f.started = true;
-      f.listener({ type: 'started', atMs: Date.now() });
-    }
+    this.followers.close();
   }
 }

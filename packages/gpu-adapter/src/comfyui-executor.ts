@@ -1,6 +1,6 @@
 /**
- * The Executor port over a pool of ComfyUI servers. Each server is probed in the background; an
- * unhealthy one is left out until it answers again.
+ * The Executor port over a pool of ComfyUI servers. Each server is probed in the background
+ * (`GET /system_stats`); one that fails is unhealthy until it answers again.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -15,23 +15,29 @@ import {
   type OutputRef,
   type SubmitResult,
 } from '@runload/core';
-import { ComfyUiBackend } from './comfyui-backend.js';
+import { ComfyUiBackend, type Log } from './comfyui-backend.js';
 
 export interface ComfyUiExecutorOptions {
   readonly urls: readonly string[];
   /** Our WebSocket client id; one per process. */
   readonly clientId?: string;
+  /** Prompts (running plus pending) a backend may hold before `pickBackend` passes it by; default 1 (idle only). */
+  readonly depth?: number;
+  /** Health probe period; default 2000 ms. */
   readonly probeIntervalMs?: number;
+  /** How often followed runs are confirmed against `/queue` and `/history`; default 2000 ms. */
   readonly confirmIntervalMs?: number;
   readonly requestTimeoutMs?: number;
-  readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  readonly log?: Log;
 }
 
 export class ComfyUiExecutor implements Executor {
   private readonly backends: Map<string, ComfyUiBackend>;
+  private readonly depth: number;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: ComfyUiExecutorOptions) {
+    this.depth = Math.max(1, options.depth ?? 1);
     const backendOptions = {
       clientId: options.clientId ?? `runload-${randomUUID()}`,
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
@@ -51,6 +57,18 @@ export class ComfyUiExecutor implements Executor {
   async health(): Promise<ExecutorHealth> {
     const backends = [...this.backends.values()].map((b) => ({ id: b.url, url: b.url, healthy: b.healthy, detail: b.detail }));
     return { available: backends.some((b) => b.healthy), backends };
+  }
+
+  async pickBackend(): Promise<string | null> {
+    const healthy = [...this.backends.values()].filter((b) => b.healthy);
+    // A backend whose load cannot be read now is passed by: it will be probed again.
+    const loads = await Promise.all(healthy.map((b) => b.load().catch(() => Number.POSITIVE_INFINITY)));
+    let best: { id: string; load: number } | null = null;
+    healthy.forEach((b, i) => {
+      const load = loads[i] ?? Number.POSITIVE_INFINITY;
+      if (load < this.depth && (!best || load < best.load)) best = { id: b.url, load };
+    });
+    return (best as { id: string } | null)?.id ?? null;
   }
 
   async submit(backendId: string, job: ExecutionJob): Promise<SubmitResult> {

@@ -6,47 +6,71 @@ export interface HttpResult {
   readonly body: unknown;
 }
 
+export interface RequestOptions {
+  readonly timeoutMs?: number;
+  /** Return 5xx answers instead of throwing (the server did answer: e.g. it failed on our prompt). */
+  readonly allowServerErrors?: boolean;
+}
+
 export class ComfyUiHttp {
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs: number,
   ) {}
 
-  async request(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = this.timeoutMs): Promise<HttpResult> {
-    const init: RequestInit = { method, signal: AbortSignal.timeout(timeoutMs) };
+  async request(method: 'GET' | 'POST', path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResult> {
+    const init: RequestInit = { method, signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs) };
     if (body instanceof FormData) init.body = body;
     else if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers = { 'content-type': 'application/json' };
     }
     let res: Response;
+    let text: string;
     try {
       res = await fetch(`${this.baseUrl}${path}`, init);
+      text = await res.text();
     } catch (error) {
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} is unreachable: ${(error as Error).message}`, { cause: error });
+      throw this.unreachable(`${method} ${path}`, error);
     }
-    const text = await res.text();
-    if (res.status >= 500) throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to ${method} ${path}: ${text.slice(0, 200)}`);
+    if (res.status >= 500 && !options.allowServerErrors) {
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to ${method} ${path}: ${text.slice(0, 200)}`);
+    }
     let parsed: unknown = text;
-    if (text && (res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text) as unknown;
+    if (text && (res.headers.get('content-type') ?? '').includes('json')) {
+      try {
+        parsed = JSON.parse(text) as unknown;
+      } catch (error) {
+        throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${method} ${path} with broken JSON`, { cause: error });
+      }
+    }
     return { status: res.status, body: parsed };
   }
 
   async getJson<T>(path: string, timeoutMs?: number): Promise<T> {
-    const result = await this.request('GET', path, undefined, timeoutMs);
-    if (result.status !== 200) throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${result.status} to GET ${path}`);
+    const result = await this.request('GET', path, undefined, timeoutMs === undefined ? {} : { timeoutMs });
+    if (result.status !== 200 || typeof result.body !== 'object' || result.body === null) {
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${result.status} to GET ${path}`);
+    }
     return result.body as T;
   }
 
-  /** A streamed GET (downloads). */
-  async stream(path: string): Promise<Response> {
+  /** A streamed GET (downloads): the response, its body not yet read. */
+  async stream(path: string, timeoutMs: number): Promise<Response> {
+    let res: Response;
     try {
-      const res = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(10 * 60_000) });
-      if (res.status !== 200 || !res.body) throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to GET ${path}`);
-      return res;
+      res = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
-      if (CoreError.is(error)) throw error;
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} is unreachable: ${(error as Error).message}`, { cause: error });
+      throw this.unreachable(`GET ${path}`, error);
     }
+    if (res.status !== 200 || !res.body) {
+      await res.body?.cancel();
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to GET ${path}`);
+    }
+    return res;
+  }
+
+  private unreachable(what: string, error: unknown): CoreError {
+    return new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} is unreachable (${what}): ${(error as Error).message}`, { cause: error });
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The one WebSocket runload keeps to a ComfyUI server, under its own client id. Reconnects with
  * backoff; after each (re)connect it tells its owner, who then re-checks every followed run,
- * since messages sent while it was away are lost for good.
+ * since messages sent while it was away are lost for good. ComfyUI sends no heartbeat, so the
+ * socket pings and drops a connection that stops answering.
  * @module
  */
 import WebSocket from 'ws';
@@ -16,12 +17,14 @@ export class ComfyUiSocket {
   private closed = false;
   private backoffMs = 250;
   private timer: NodeJS.Timeout | null = null;
+  private pinger: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly baseUrl: string,
     private readonly clientId: string,
     private readonly onMessage: (message: SocketMessage) => void,
     private readonly onConnected: () => void,
+    private readonly pingIntervalMs = 15_000,
   ) {}
 
   get connected(): boolean {
@@ -33,22 +36,36 @@ export class ComfyUiSocket {
     const url = `${this.baseUrl.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(this.clientId)}`;
     const ws = new WebSocket(url, { handshakeTimeout: 3000 });
     this.ws = ws;
+    let alive = true;
+    ws.on('pong', () => (alive = true));
     ws.on('open', () => {
       this.backoffMs = 250;
+      if (this.pinger) clearInterval(this.pinger);
+      this.pinger = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, this.pingIntervalMs);
+      this.pinger.unref();
       this.onConnected();
     });
     ws.on('message', (raw, binary) => {
       if (binary) return; // previews: runload does not use them
+      let parsed: Partial<SocketMessage> | null;
       try {
-        const parsed = JSON.parse(String(raw)) as SocketMessage;
-        if (parsed && typeof parsed.type === 'string') this.onMessage({ type: parsed.type, data: parsed.data ?? {} });
+        parsed = JSON.parse(String(raw)) as Partial<SocketMessage> | null;
       } catch {
-        // A frame that is not JSON carries nothing runload follows.
+        // A text frame that is not JSON carries nothing runload follows: skip it.
+        return;
       }
+      if (parsed && typeof parsed.type === 'string') this.onMessage({ type: parsed.type, data: parsed.data ?? {} });
     });
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
-      if (this.ws === ws) this.ws = null;
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.pinger) clearInterval(this.pinger);
+      this.pinger = null;
       this.scheduleReconnect();
     });
   }
@@ -56,6 +73,7 @@ export class ComfyUiSocket {
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.pinger) clearInterval(this.pinger);
     this.ws?.terminate();
     this.ws = null;
   }

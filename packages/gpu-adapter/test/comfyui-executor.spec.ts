@@ -86,7 +86,9 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       }
       const out = await executor.fetchOutput(fake.url, last.result.outputs[0] as never);
       expect(out.contentType).to.equal('image/png');
-      expect(pngSize(await readAll(await out.open()))).to.deep.equal({ width: 8, height: 8 });
+      const bytes = await readAll(await out.open());
+      expect([...bytes.subarray(0, 8)], 'the PNG signature').to.deep.equal([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      expect(pngSize(bytes), 'a blur keeps the size of the uploaded image').to.deep.equal({ width: 4, height: 4 });
       expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(1);
     });
 

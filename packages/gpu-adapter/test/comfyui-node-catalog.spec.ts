@@ -11,22 +11,48 @@ const workflow = JSON.parse(readFileSync(new URL('../../../examples/workflows/te
 describe('ComfyUiNodeCatalog', () => {
   it("types inputs with the reachable backend's own options and bounds, which run creation enforces", async () => {
     const fake = await startFakeComfyUI();
+    const served = (await (await fetch(`${fake.url}/object_info/KSampler`)).json()) as { KSampler: { input: { required: { sampler_name: [string[]] } } } };
+    const samplers = served.KSampler.input.required.sampler_name[0];
+    const checkpoints = (await (await fetch(`${fake.url}/object_info/CheckpointLoaderSimple`)).json()) as { CheckpointLoaderSimple: { input: { required: { ckpt_name: [string[]] } } } };
     const api = createRunloadApi(createInMemoryPorts({ nodeCatalog: new ComfyUiNodeCatalog([fake.url]) }), DEFAULT_LIMITS);
     const app = await api.apps.publish({ name: 't2i', workflow });
     const sampler = app.inputs.find((i) => i.key === '3:sampler_name');
-    expect(sampler?.options).to.deep.equal(['euler', 'euler_ancestral', 'heun', 'dpmpp_2m', 'ddim']);
-    expect(app.inputs.find((i) => i.key === '4:ckpt_name')?.options).to.deep.equal(['v1-5-pruned-emaonly.safetensors']);
+    expect(samplers.length).to.be.greaterThan(0);
+    expect(sampler?.options).to.deep.equal(samplers);
+    expect(app.inputs.find((i) => i.key === '4:ckpt_name')?.options).to.deep.equal(checkpoints.CheckpointLoaderSimple.input.required.ckpt_name[0]);
     const account = await api.accounts.create('a', 'plus');
     const principal = await api.authenticate.execute((await api.apiKeys.create(account.id)).apiKey, '::1');
     const error = await api.createRun
-      .execute({ principal, appVersionId: app.id, body: { inputs: { '3:sampler_name': 'lcm', '3:steps': 0, '3:cfg': 7.5 } } })
+      .execute({ principal, appVersionId: app.id, body: { inputs: { '3:sampler_name': 'no_such_sampler', '3:steps': 0, '3:cfg': 7.5 } } })
       .catch((e: unknown) => e);
     expect(CoreError.hasCode(error, 'INVALID_INPUT')).to.equal(true);
     expect((error as CoreError).details).to.deep.equal([
-      { key: '3:sampler_name', reason: 'must be one of: euler, euler_ancestral, heun, dpmpp_2m, ddim' },
+      { key: '3:sampler_name', reason: `must be one of: ${samplers.slice(0, 20).join(', ')}${samplers.length > 20 ? ', …' : ''}` },
       { key: '3:steps', reason: 'must be at least 1' },
     ]);
     await fake.close();
+  });
+
+  it('asks a healthy backend first and reuses its /object_info', async () => {
+    const fake = await startFakeComfyUI();
+    const unhealthy = await startFakeComfyUI();
+    const down = unhealthy.url;
+    let healthChecks = 0;
+    const catalog = new ComfyUiNodeCatalog([down, fake.url], 500, {
+      health: async () => {
+        healthChecks += 1;
+        return { available: true, backends: [{ id: down, url: down, healthy: false }, { id: fake.url, url: fake.url, healthy: true }] };
+      },
+    });
+    const first = await catalog.describe(['KSampler', 'LoadImage']);
+    const second = await catalog.describe(['KSampler']);
+    expect(first['LoadImage']).to.deep.equal(((await (await fetch(`${fake.url}/object_info/LoadImage`)).json()) as Record<string, unknown>)['LoadImage']);
+    expect(second['KSampler']).to.deep.equal(first['KSampler']);
+    expect(fake.requestCounts.get('GET /object_info'), 'fetched once, then cached').to.equal(1);
+    expect(healthChecks).to.equal(2);
+    expect(unhealthy.requestCounts.get('GET /object_info'), 'the backend the probe marked unhealthy is not asked first').to.equal(undefined);
+    await fake.close();
+    await unhealthy.close();
   });
 
   it('falls back to the shipped definitions when no backend answers', async () => {

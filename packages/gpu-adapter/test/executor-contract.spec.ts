@@ -31,6 +31,10 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       invalidJob: (runId) => job(runId, 999),
       hold: () => fake.pause(),
       release: () => fake.resume(),
+      slowDown: () => fake.setExecutionMs(5000),
+      whenRunning: async (runId) => {
+        for (let i = 0; i < 250 && (await executor.inspect(fake.url, runId)).state !== 'running'; i += 1) await new Promise((r) => setTimeout(r, 20));
+      },
       failNext: () => fake.failNextWith({ nodeId: '2', message: 'contract failure' }),
       forgetAll: async () => {
         await fake.restart();

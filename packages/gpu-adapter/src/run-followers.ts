@@ -1,0 +1,126 @@
+/**
+ * The runs followed on one ComfyUI server. Socket messages give early news (start, nodes,
+ * progress, the end); every terminal outcome is read from the server's own records through
+ * `inspect`, after each socket (re)connection and on a slow timer, so a silent or broken socket
+ * never loses a run and a run that ended before anyone listened is still reported.
+ * @module
+ */
+import type { ExecutionEvent, ExecutionState } from '@runload/core';
+import type { SocketMessage } from './comfyui-socket.js';
+
+interface Follower {
+  readonly runId: string;
+  readonly listener: (event: ExecutionEvent) => void;
+  started: boolean;
+  done: boolean;
+}
+
+export interface FollowerHooks {
+  readonly inspect: (runId: string) => Promise<ExecutionState>;
+  /** The run id a socket message's prompt id belongs to. */
+  readonly runIdOf: (promptId: string) => string;
+  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Messages after which the history entry is (or is about to be) written. */
+const END_MESSAGES = new Set(['execution_success', 'execution_error', 'execution_interrupted']);
+
+export class RunFollowers {
+  private readonly followers = new Map<string, Follower>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly hooks: FollowerHooks,
+    private readonly confirmIntervalMs: number,
+  ) {}
+
+  follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
+    const follower: Follower = { runId, listener, started: false, done: false };
+    const previous = this.followers.get(runId);
+    if (previous) previous.done = true;
+    this.followers.set(runId, follower);
+    this.ensureTimer();
+    void this.confirm(follower);
+    return () => this.drop(follower);
+  }
+
+  /** Re-checks every followed run against the server (after a reconnection, and on the timer). */
+  confirmAll(): void {
+    for (const f of [...this.followers.values()]) void this.confirm(f);
+  }
+
+  onMessage({ type, data }: SocketMessage): void {
+    const promptId = data['prompt_id'];
+    // The `executing` replay after a reconnection carries no prompt id: the confirmation covers it.
+    if (typeof promptId !== 'string') return;
+    const f = this.followers.get(this.hooks.runIdOf(promptId));
+    if (!f || f.done) return;
+    const node = typeof data['node'] === 'string' ? data['node'] : null;
+    if (type === 'execution_start') {
+      this.markStarted(f, typeof data['timestamp'] === 'number' ? data['timestamp'] : Date.now());
+    } else if (type === 'executing' && node !== null) {
+      this.markStarted(f, Date.now());
+      this.emit(f, { type: 'executing', nodeId: node });
+    } else if (type === 'progress') {
+      this.markStarted(f, Date.now());
+      this.emit(f, { type: 'progress', value: Number(data['value'] ?? 0), max: Number(data['max'] ?? 0), nodeId: node });
+    } else if (type === 'executing' || END_MESSAGES.has(type)) {
+      // `executing {node: null}` follows the history write; the end messages precede it slightly.
+      void this.confirm(f);
+      if (type !== 'executing') setTimeout(() => void this.confirm(f), 250).unref();
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const f of this.followers.values()) f.done = true;
+    this.followers.clear();
+  }
+
+  private async confirm(f: Follower): Promise<void> {
+    if (f.done) return;
+    let state: ExecutionState;
+    try {
+      state = await this.hooks.inspect(f.runId);
+    } catch (error) {
+      // Unreachable for now: the next confirmation retries; the caller decides when that is a loss.
+      this.hooks.log('warn', 'could not confirm a followed run', { runId: f.runId, error: (error as Error).message });
+      return;
+    }
+    if (f.done) return;
+    if (state.state === 'running') this.markStarted(f, Date.now());
+    else if (state.state === 'unknown') this.end(f, { type: 'lost' });
+    else if (state.state !== 'queued') this.end(f, { type: 'finished', result: state });
+  }
+
+  private markStarted(f: Follower, atMs: number): void {
+    if (f.started) return;
+    f.started = true;
+    this.emit(f, { type: 'started', atMs });
+  }
+
+  private end(f: Follower, event: ExecutionEvent): void {
+    this.drop(f);
+    f.listener(event);
+  }
+
+  private emit(f: Follower, event: ExecutionEvent): void {
+    if (!f.done) f.listener(event);
+  }
+
+  private drop(f: Follower): void {
+    f.done = true;
+    if (this.followers.get(f.runId) === f) this.followers.delete(f.runId);
+    if (this.followers.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private ensureTimer(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.confirmAll(), this.confirmIntervalMs);
+    this.timer.unref();
+  }
+}

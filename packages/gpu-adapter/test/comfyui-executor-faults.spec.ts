@@ -1,0 +1,180 @@
+/**
+ * The ComfyUI client when things go wrong or fast, on every version the fake imitates: every
+ * socket message it follows, a socket that drops or goes silent mid-run, a backend that dies
+ * before or after a run starts, cancel on a server shared with other clients, and room per backend.
+ */
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import type { ExecutionEvent, ExecutionJob } from '@runload/core';
+import { makePng, startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
+import { ComfyUiExecutor } from '@runload/gpu-adapter';
+import { TcpProxy } from './tcp-proxy.js';
+
+const TEXT_TO_IMAGE = JSON.parse(readFileSync(new URL('../../../examples/workflows/text-to-image.api.json', import.meta.url), 'utf8')) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+const BLUR = {
+  '1': { class_type: 'LoadImage', inputs: { image: 'x.png' } },
+  '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 1, sigma: 1 } },
+  '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'faults' } },
+};
+const PNG = makePng(2, 2, () => [10, 20, 30, 255]);
+let counter = 0;
+
+function nextRunId(): string {
+  counter += 1;
+  return `0000000f-0000-4000-8000-${String(counter).padStart(12, '0')}`;
+}
+
+/** A text-to-image job; each gets its own seed so no run is served from the server's cache. */
+function textToImage(): ExecutionJob {
+  return { runId: nextRunId(), workflow: TEXT_TO_IMAGE, inputs: { '3:seed': counter }, media: {} };
+}
+
+function blur(): ExecutionJob {
+  return {
+    runId: nextRunId(),
+    workflow: BLUR,
+    inputs: { '1:image': 'asset', '2:blur_radius': 1 + (counter % 5) },
+    media: { '1:image': { assetId: `aaaaaaaa-0000-4000-8000-${String(counter).padStart(12, '0')}`, filename: 'x.png', contentType: 'image/png', open: async () => (async function* () { yield PNG; })() } },
+  };
+}
+
+function follow(executor: ComfyUiExecutor, backend: string, runId: string) {
+  const events: ExecutionEvent[] = [];
+  let resolve: (e: ExecutionEvent) => void = () => undefined;
+  const end = new Promise<ExecutionEvent>((r) => (resolve = r));
+  executor.follow(backend, runId, (e) => {
+    events.push(e);
+    if (e.type === 'finished' || e.type === 'lost') resolve(e);
+  });
+  return { events, end };
+}
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 20));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+};
+
+for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
+  describe(`ComfyUiExecutor faults and events against the fake ComfyUI ${version}`, function () {
+    this.timeout(20_000);
+    let fake: FakeComfyUI;
+    let proxy: TcpProxy;
+    let executor: ComfyUiExecutor;
+    let url: string;
+    beforeEach(async () => {
+      fake = await startFakeComfyUI({ version, executionMs: 60, progressSteps: 4 });
+      proxy = new TcpProxy(fake.port);
+      await proxy.start();
+      url = proxy.url;
+      // A slow confirmation timer: the socket, or its reconnection, must carry these runs.
+      executor = new ComfyUiExecutor({ urls: [url], confirmIntervalMs: 60_000, probeIntervalMs: 100 });
+      await executor.probe();
+    });
+    afterEach(async () => {
+      await executor.close();
+      await proxy.close();
+      await fake.close();
+    });
+
+    it('reports started, each executing node, sampler progress and one terminal event, in order', async () => {
+      const job = textToImage();
+      expect(await executor.submit(url, job)).to.deep.equal({ accepted: true });
+      const { events, end } = follow(executor, url, job.runId);
+      const last = await end;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(last.type === 'finished' && last.result.state).to.equal('succeeded');
+      expect(events[0]?.type).to.equal('started');
+      const executing = events.flatMap((e) => (e.type === 'executing' ? [e.nodeId] : []));
+      expect(executing).to.include.members(['3', '9']);
+      const progress = events.flatMap((e) => (e.type === 'progress' ? [e] : []));
+      expect(progress.map((p) => `${p.nodeId}:${p.value}/${p.max}`)).to.deep.equal(['3:1/4', '3:2/4', '3:3/4', '3:4/4']);
+      expect(events.filter((e) => e.type === 'finished' || e.type === 'lost')).to.have.length(1);
+      expect(events.at(-1)).to.equal(last);
+    });
+
+    it('still reports a run whose socket is dropped mid-run (confirmed on reconnection)', async () => {
+      fake.setExecutionMs(800);
+      const job = blur();
+      await executor.submit(url, job);
+      const { events, end } = follow(executor, url, job.runId);
+      await until(() => events.some((e) => e.type === 'started'), 'the start');
+      expect(proxy.dropSockets()).to.be.greaterThan(0);
+      const last = await end;
+      expect(last.type === 'finished' && last.result.state).to.equal('succeeded');
+    });
+
+    it('still reports a run whose socket goes silent, through the slow confirmation timer', async () => {
+      await executor.close();
+      executor = new ComfyUiExecutor({ urls: [url], confirmIntervalMs: 300, probeIntervalMs: 100 });
+      await executor.probe();
+      fake.setExecutionMs(200);
+      proxy.mute();
+      const job = blur();
+      await executor.submit(url, job);
+      const last = await follow(executor, url, job.runId).end;
+      expect(last.type === 'finished' && last.result.state).to.equal('succeeded');
+    });
+
+    it('reports lost when the backend dies before the run starts, and the run never executed', async () => {
+      fake.pause();
+      const job = blur();
+      await executor.submit(url, job);
+      const { end } = follow(executor, url, job.runId);
+      await fake.crash();
+      await fake.restart();
+      expect((await end).type).to.equal('lost');
+      expect(fake.prompts.length).to.equal(1);
+      expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(0);
+    });
+
+    it('reports lost when the backend dies while the run executes', async () => {
+      fake.setExecutionMs(2000);
+      const job = blur();
+      await executor.submit(url, job);
+      const { events, end } = follow(executor, url, job.runId);
+      await until(() => events.some((e) => e.type === 'started'), 'the start');
+      await fake.crash();
+      await fake.restart();
+      expect((await end).type).to.equal('lost');
+    });
+
+    it('cancels its own queued run without interrupting another client’s running prompt', async () => {
+      fake.setExecutionMs(600);
+      const foreign = await fetch(`${fake.url}/prompt`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: { ...TEXT_TO_IMAGE, '3': { ...TEXT_TO_IMAGE['3'], inputs: { ...TEXT_TO_IMAGE['3']?.inputs, seed: 999_999 } } }, client_id: 'someone-else' }),
+      });
+      const foreignId = ((await foreign.json()) as { prompt_id: string }).prompt_id;
+      const ours = blur();
+      await executor.submit(url, ours);
+      expect((await executor.inspect(url, ours.runId)).state).to.equal('queued');
+      await executor.cancel(url, ours.runId);
+      expect((await executor.inspect(url, ours.runId)).state).to.equal('unknown');
+      await until(() => fake.executedCount(foreignId) === 1, 'the foreign prompt');
+      let history: Record<string, { status?: { status_str?: string } }> = {};
+      for (let i = 0; i < 100 && !history[foreignId]; i += 1) {
+        history = (await (await fetch(`${fake.url}/history/${foreignId}`)).json()) as typeof history;
+        if (!history[foreignId]) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(history[foreignId]?.status?.status_str, 'the other prompt was not interrupted').to.equal('success');
+    });
+
+    it('offers a backend only while it has room, counting prompts of other clients too', async () => {
+      expect(await executor.pickBackend()).to.equal(url);
+      fake.setExecutionMs(800);
+      const job = blur();
+      await executor.submit(url, job);
+      expect(await executor.pickBackend(), 'depth 1: busy').to.equal(null);
+      const deeper = new ComfyUiExecutor({ urls: [url], depth: 2, probeIntervalMs: 100 });
+      await deeper.probe();
+      expect(await deeper.pickBackend(), 'depth 2: room for one more').to.equal(url);
+      await deeper.close();
+      await follow(executor, url, job.runId).end;
+      expect(await executor.pickBackend(), 'idle again').to.equal(url);
+      await fake.crash();
+      await executor.probe();
+      expect(await executor.pickBackend(), 'unhealthy').to.equal(null);
+    });
+  });
+}
