@@ -1,68 +1,77 @@
 /**
- * A fake ComfyUI server (HTTP and WebSocket) that behaves as the recorded v0.3.64 does, for
- * tests, benchmarks and the demo. Fault hooks: pause, failNextWith, crash, restart.
+ * A fake ComfyUI server (HTTP and WebSocket on node:http + ws) that behaves as the recorded
+ * v0.3.64 does, for tests, benchmarks and the demo. Fault hooks: pause, failNextWith, crash,
+ * restart, delays.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { FakeState, fileKey, asTuple, type QueueItem } from './fake-state.js';
+import type { AcceptedPrompt, FakeHost } from './fake-host.js';
+import { FakeState } from './fake-state.js';
 import { FakeWorker, type Failure, type WorkerSettings } from './fake-worker.js';
-import { NODES, objectInfo } from './node-library.js';
-import { validatePrompt } from './validation.js';
+import { sendNotFound, sendServerError } from './http-util.js';
+import { NodeRegistry } from './node-registry.js';
+import { internalFiles, upload, view } from './routes/file-routes.js';
+import { features, models, objectInfo, systemStats } from './routes/info-routes.js';
+import { getJob, listJobs } from './routes/jobs-routes.js';
+import { getHistory, getHistoryEntry, getPrompt, getQueue, postFree, postHistory, postInterrupt, postPrompt, postQueue } from './routes/queue-routes.js';
+import { SocketHub } from './socket-hub.js';
 import type { FakeVersion } from './version.js';
 
 export interface FakeComfyUIOptions {
   readonly host?: string;
+  /** 0 (the default) picks a free port. */
   readonly port?: number;
+  /** Total execution time of one prompt, spread over the nodes that run (default 50). */
   readonly executionMs?: number;
+  /** `progress` messages a sampler-like node emits (default 4). */
   readonly progressSteps?: number;
+  /** Which ComfyUI to imitate (protocol §14); default '0.3.64'. */
   readonly version?: FakeVersion;
+  /** Extra `/object_info` entries: served as given, accepted in prompts, run as no-ops. */
+  readonly objectInfo?: Record<string, unknown>;
 }
 
-export interface AcceptedPrompt {
-  readonly prompt_id: string;
-  readonly number: number;
-  readonly prompt: unknown;
-  readonly client_id: string | undefined;
-  readonly extra_data: Record<string, unknown>;
-}
-
-const MIME: Record<string, string> = { png: 'image/png', mp4: 'video/mp4', flac: 'audio/flac', wav: 'audio/wav', jpg: 'image/jpeg', webp: 'image/webp' };
+export type { AcceptedPrompt };
 
 export class FakeComfyUI {
+  /** Every accepted prompt, as received. */
   readonly prompts: AcceptedPrompt[] = [];
-  private readonly state = new FakeState();
-  private readonly sockets = new Map<string, WebSocket>();
-  private readonly worker: FakeWorker;
-  private readonly settings: WorkerSettings;
-  private server: Server | null = null;
-  private wss: WebSocketServer | null = null;
-  private generation = 0;
-  private delays = { upload: 0, view: 0 };
   /** Requests received, by route (`POST /upload/image`, `GET /view`, …), for tests that act mid-request. */
   readonly requestCounts = new Map<string, number>();
-  private paused = false;
-  private host: string;
   port: number;
+  private readonly state = new FakeState();
+  private readonly settings: WorkerSettings;
+  private readonly registry: NodeRegistry;
+  private readonly hub: SocketHub;
+  private readonly worker: FakeWorker;
+  private readonly host: FakeHost;
+  private readonly hostname: string;
+  private server: Server | null = null;
+  private generation = 0;
+  private paused = false;
+  private delays = { upload: 0, view: 0 };
 
   constructor(options: FakeComfyUIOptions = {}) {
-    this.host = options.host ?? '127.0.0.1';
+    this.hostname = options.host ?? '127.0.0.1';
     this.port = options.port ?? 0;
     this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64' };
-    this.worker = new FakeWorker(this.state, {
-      toClient: (sid, type, data) => sid && this.send(sid, type, data),
-      toClientOrAll: (sid, type, data) => (sid ? this.send(sid, type, data) : this.broadcast(type, data)),
-      broadcastStatus: () => this.broadcast('status', { status: { exec_info: { queue_remaining: this.queueRemaining() } } }),
+    this.registry = new NodeRegistry(options.objectInfo ?? {});
+    this.hub = new SocketHub(this.state, () => this.settings.version);
+    this.worker = new FakeWorker(this.state, this.registry, {
+      toClient: (sid, type, data) => sid !== undefined && this.hub.send(sid, type, data),
+      toClientOrAll: (sid, type, data) => (sid !== undefined ? this.hub.send(sid, type, data) : this.hub.broadcast(type, data)),
+      broadcastStatus: () => this.hub.broadcastStatus(),
     }, this.settings, () => this.generation);
+    const { state, registry, settings, hub, worker, prompts } = this;
+    this.host = { state, registry, settings, hub, worker, prompts, pump: () => this.pump(), port: () => this.port };
   }
 
   get url(): string {
-    return `http://${this.host}:${this.port}`;
+    return `http://${this.hostname}:${this.port}`;
   }
 
+  /** How many times a prompt actually ran (0 when it never started). */
   executedCount(promptId: string): number {
     return this.worker.executions.get(promptId) ?? 0;
   }
@@ -71,6 +80,7 @@ export class FakeComfyUI {
     this.settings.executionMs = ms;
   }
 
+  /** Holds the worker: accepted prompts stay pending until `resume()`. */
   pause(): void {
     this.paused = true;
   }
@@ -85,38 +95,28 @@ export class FakeComfyUI {
     this.delays = { ...this.delays, ...delays };
   }
 
-  failNextWith(failure: Failure): void {
+  /** The next executed prompt raises at `nodeId` (default: its last node), as `execution_error`. */
+  failNextWith(failure: Failure = {}): void {
     this.worker.failNext = failure;
   }
 
   async listen(): Promise<void> {
     const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end('500 Internal Server Error\n\nServer got itself in trouble');
-      });
+      this.handle(req, res).catch(() => sendServerError(res));
     });
-    const wss = new WebSocketServer({ noServer: true });
-    server.on('upgrade', (req, socket, head) => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      if (url.pathname !== '/ws' && url.pathname !== '/api/ws') return socket.destroy();
-      wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, url.searchParams.get('clientId')));
-    });
+    server.on('upgrade', (req, socket, head) => this.hub.upgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, this.host, () => resolve());
+      server.listen(this.port, this.hostname, () => resolve());
     });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
-    this.wss = wss;
   }
 
-  /** The process dies: sockets and listener close abruptly; queue, running prompt and history are forgotten. */
+  /** The process dies: sockets and listener close abruptly; queue, running prompt, history and cache are forgotten. */
   async crash(): Promise<void> {
     this.generation += 1;
-    for (const ws of this.sockets.values()) ws.terminate();
-    this.sockets.clear();
-    this.wss?.clients.forEach((ws) => ws.terminate());
+    this.hub.terminateAll();
     const server = this.server;
     this.server = null;
     if (server) {
@@ -126,7 +126,7 @@ export class FakeComfyUI {
     this.state.forget();
   }
 
-  /** A restarted ComfyUI on the same port: empty queue and history. */
+  /** A restarted ComfyUI on the same port: empty queue and history, counter at 0; input and output files kept. */
   async restart(): Promise<void> {
     if (this.server) await this.crash();
     await this.listen();
@@ -136,217 +136,67 @@ export class FakeComfyUI {
     await this.crash();
   }
 
-  private accept(ws: WebSocket, clientId: string | null): void {
-    const sid = clientId ?? randomUUID().replace(/-/g, '');
-    this.sockets.set(sid, ws);
-    ws.on('close', () => {
-      if (this.sockets.get(sid) === ws) this.sockets.delete(sid);
-    });
-    ws.on('error', () => ws.terminate());
-    ws.on('message', (raw) => {
-      try {
-        const msg = JSON.parse(String(raw)) as { type?: string };
-        if (msg.type === 'feature_flags') ws.send(JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true, max_upload_size: 104857600 } }));
-      } catch {
-        // ComfyUI ignores client messages it cannot read.
-      }
-    });
-    const status: Record<string, unknown> = { status: { exec_info: { queue_remaining: this.queueRemaining() } } };
-    if (this.settings.version !== 'legacy') status['sid'] = sid;
-    ws.send(JSON.stringify({ type: 'status', data: status }));
-  }
-
-  private send(sid: string, type: string, data: Record<string, unknown>): void {
-    const ws = this.sockets.get(sid);
-    if (ws && ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type, data }));
-  }
-
-  private broadcast(type: string, data: Record<string, unknown>): void {
-    for (const sid of this.sockets.keys()) this.send(sid, type, data);
-  }
-
-  private queueRemaining(): number {
-    return this.state.pending.length + (this.state.running ? 1 : 0);
-  }
-
   private pump(): void {
     if (this.paused || this.state.running || !this.server) return;
     const item = this.state.next();
     if (!item) return;
     this.state.running = item;
-    this.broadcast('status', { status: { exec_info: { queue_remaining: this.queueRemaining() } } });
-    void this.worker.execute(item).finally(() => setImmediate(() => this.pump()));
+    this.hub.broadcastStatus();
+    const generation = this.generation;
+    void this.worker.execute(item).finally(() => {
+      if (generation === this.generation) setImmediate(() => this.pump());
+    });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
-    const path = url.pathname.startsWith('/api/') && !url.pathname.startsWith('/api/jobs') ? url.pathname.slice(4) : url.pathname;
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(body));
-    };
-    const empty = () => {
-      res.writeHead(200);
-      res.end();
-    };
-    const route = `${req.method} ${path}`;
+    const raw = url.pathname;
+    // Every route also answers under /api; the 2026 jobs routes exist only as /api/jobs (and /api/api/jobs).
+    const path = raw.startsWith('/api/') && !/^\/api\/jobs(\/|$)/.test(raw) ? raw.slice(4) : raw;
+    const method = req.method ?? 'GET';
+    const route = `${method} ${path}`;
     this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
     const hold = route === 'POST /upload/image' ? this.delays.upload : route === 'GET /view' ? this.delays.view : 0;
     if (hold > 0) await new Promise((r) => setTimeout(r, hold));
-    if (route === 'GET /system_stats') {
-      return json(200, {
-        system: { os: this.settings.version === '2026' ? 'linux' : 'posix', ram_total: 25e9, ram_free: 24e9, comfyui_version: this.settings.version === '2026' ? '0.9.0' : '0.3.64', python_version: '3.11.2', pytorch_version: '2.0', embedded_python: false, argv: ['main.py', '--cpu'] },
-        devices: [{ name: 'cpu', type: 'cpu', index: null, vram_total: 0, vram_free: 0, torch_vram_total: 0, torch_vram_free: 0 }],
-      });
+    const host = this.host;
+    const tail = (prefix: string) => (path.startsWith(prefix) && path.length > prefix.length ? decodeURIComponent(path.slice(prefix.length)) : undefined);
+    if (method === 'GET') {
+      if (path === '/prompt') return getPrompt(host, res);
+      if (path === '/queue') return getQueue(host, res);
+      if (path === '/history') return getHistory(host, url, res);
+      if (tail('/history/') !== undefined) return getHistoryEntry(host, tail('/history/') as string, res);
+      if (path === '/view') return view(host, url, req, res);
+      if (path === '/system_stats') return systemStats(host, res);
+      if (path === '/features') return features(host, res);
+      if (path === '/object_info') return objectInfo(host, undefined, res);
+      if (tail('/object_info/') !== undefined) return objectInfo(host, tail('/object_info/'), res);
+      if (path === '/embeddings' || path === '/extensions') return sendJsonList(res);
+      if (path === '/models') return models(undefined, res);
+      if (tail('/models/') !== undefined) return models(tail('/models/'), res);
+      if (raw.startsWith('/internal/files/')) return internalFiles(host, decodeURIComponent(raw.slice('/internal/files/'.length)), res);
+      if (this.settings.version === '2026' && /^\/api(\/api)?\/jobs$/.test(raw)) return listJobs(host, url, res);
+      const job = /^\/api(?:\/api)?\/jobs\/([^/]+)$/.exec(raw);
+      if (this.settings.version === '2026' && job) return getJob(host, decodeURIComponent(job[1] as string), res);
     }
-    if (route === 'GET /features') {
-      if (this.settings.version === 'legacy') return json(404, { error: 'not found' });
-      return json(200, { supports_preview_metadata: true, max_upload_size: 104857600.0 });
+    if (method === 'POST') {
+      if (path === '/prompt') return postPrompt(host, req, res);
+      if (path === '/queue') return postQueue(host, req, res);
+      if (path === '/interrupt') return postInterrupt(host, req, res);
+      if (path === '/history') return postHistory(host, req, res);
+      if (path === '/free') return postFree(req, res);
+      if (path === '/upload/image' || path === '/upload/mask') return upload(host, req, res);
     }
-    if (route === 'GET /object_info') return json(200, Object.fromEntries(Object.entries(NODES).map(([k, v]) => [k, objectInfo(k, v)])));
-    if (req.method === 'GET' && path.startsWith('/object_info/')) {
-      const name = decodeURIComponent(path.slice('/object_info/'.length));
-      const node = NODES[name];
-      return json(200, node ? { [name]: objectInfo(name, node) } : {});
-    }
-    if (route === 'GET /prompt') return json(200, { exec_info: { queue_remaining: this.queueRemaining() } });
-    if (route === 'POST /prompt') return this.submit(await readBody(req), json);
-    if (route === 'GET /queue') {
-      return json(200, { queue_running: this.state.running ? [asTuple(this.state.running)] : [], queue_pending: this.state.pending.map(asTuple) });
-    }
-    if (route === 'POST /queue') {
-      const body = parseJson(await readBody(req)) as { clear?: boolean; delete?: string[] } | null;
-      if (body?.clear) this.state.pending = [];
-      if (Array.isArray(body?.delete)) this.state.pending = this.state.pending.filter((i) => !body.delete?.includes(i.promptId));
-      this.broadcast('status', { status: { exec_info: { queue_remaining: this.queueRemaining() } } });
-      return empty();
-    }
-    if (route === 'POST /interrupt') {
-      const body = parseJson(await readBody(req)) as { prompt_id?: string } | null;
-      const target = this.settings.version === 'legacy' ? undefined : body?.prompt_id;
-      if (this.state.running && (target === undefined || target === this.state.running.promptId)) this.worker.interruptRequested = true;
-      return empty();
-    }
-    if (route === 'GET /history') {
-      const entries = [...this.state.history.entries()];
-      const max = url.searchParams.get('max_items');
-      return json(200, Object.fromEntries(max ? entries.slice(-Number(max)) : entries));
-    }
-    if (req.method === 'GET' && path.startsWith('/history/')) {
-      const id = decodeURIComponent(path.slice('/history/'.length));
-      const entry = this.state.history.get(id);
-      return json(200, entry ? { [id]: entry } : {});
-    }
-    if (route === 'POST /history') {
-      const body = parseJson(await readBody(req)) as { clear?: boolean; delete?: string[] } | null;
-      if (body?.clear) this.state.history.clear();
-      for (const id of body?.delete ?? []) this.state.history.delete(id);
-      return empty();
-    }
-    if (route === 'GET /view') return this.view(url, res);
-    if (route === 'POST /upload/image') return this.upload(req, json);
-    if (this.settings.version === '2026' && req.method === 'GET' && path.startsWith('/api/jobs/')) {
-      const id = decodeURIComponent(path.slice('/api/jobs/'.length));
-      if (this.state.running?.promptId === id) return json(200, { id, status: 'in_progress', outputs_count: 0 });
-      if (this.state.pending.some((i) => i.promptId === id)) return json(200, { id, status: 'pending', outputs_count: 0 });
-      const entry = this.state.history.get(id);
-      if (!entry) return json(404, { error: 'Job not found' });
-      return json(200, { id, status: entry.status.status_str === 'success' ? 'completed' : 'failed', outputs: entry.outputs, execution_status: entry.status });
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('404: Not Found');
-  }
-
-  private submit(raw: string, json: (status: number, body: unknown) => void): void {
-    const body = JSON.parse(raw) as Record<string, unknown>; // malformed JSON → plain-text 500, as recorded
-    const prompt = body['prompt'];
-    if (prompt === undefined) return json(400, { error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} }, node_errors: {} });
-    if (prompt === null || typeof prompt !== 'object' || Array.isArray(prompt)) throw new TypeError('prompt is not an object');
-    const result = validatePrompt(prompt as Record<string, never>, this.state.inputNames(), this.settings.version);
-    if (!result.ok) return json(400, result.body);
-    const clientPromptId = this.settings.version !== 'legacy' && body['prompt_id'] !== undefined ? String(body['prompt_id']) : undefined;
-    const promptId = clientPromptId ?? randomUUID();
-    const number = this.state.counter;
-    this.state.counter += 1;
-    const extraData: Record<string, unknown> = { ...((body['extra_data'] as Record<string, unknown> | undefined) ?? {}) };
-    if (typeof body['client_id'] === 'string') extraData['client_id'] = body['client_id'];
-    if (this.settings.version === '2026') extraData['create_time'] = Date.now();
-    const item: QueueItem = { number, promptId, prompt: prompt as QueueItem['prompt'], extraData, outputs: result.outputs };
-    this.state.pending.push(item);
-    this.prompts.push({ prompt_id: promptId, number, prompt, client_id: extraData['client_id'] as string | undefined, extra_data: extraData });
-    this.broadcast('status', { status: { exec_info: { queue_remaining: this.queueRemaining() } } });
-    json(200, { prompt_id: promptId, number, node_errors: result.nodeErrors });
-    setImmediate(() => this.pump());
-  }
-
-  private view(url: URL, res: ServerResponse): void {
-    const filename = url.searchParams.get('filename');
-    const type = url.searchParams.get('type') ?? 'output';
-    const subfolder = url.searchParams.get('subfolder') ?? '';
-    if (!filename) {
-      res.writeHead(404);
-      return void res.end();
-    }
-    if (filename.startsWith('/') || filename.includes('..') || !['output', 'input', 'temp'].includes(type)) {
-      res.writeHead(400);
-      return void res.end();
-    }
-    const name = filename.split('/').pop() as string;
-    const bytes = this.state.files.get(fileKey(type, subfolder, name));
-    if (!bytes) {
-      res.writeHead(404);
-      return void res.end();
-    }
-    const ext = name.split('.').pop() ?? '';
-    res.writeHead(200, { 'content-type': MIME[ext] ?? 'application/octet-stream', 'content-length': bytes.length, 'content-disposition': `filename="${name}"` });
-    res.end(bytes);
-  }
-
-  private async upload(req: IncomingMessage, json: (status: number, body: unknown) => void): Promise<void> {
-    const request = new Request('http://fake/upload', {
-      method: 'POST',
-      headers: req.headers as Record<string, string>,
-      body: Readable.toWeb(req) as ReadableStream,
-      duplex: 'half',
-    } as RequestInit);
-    const form = await request.formData();
-    const file = form.get('image');
-    if (!file || typeof file === 'string' || !file.name) return json(400, { error: 'no image' });
-    const type = String(form.get('type') ?? 'input');
-    const subfolder = String(form.get('subfolder') ?? '');
-    const overwrite = ['true', '1'].includes(String(form.get('overwrite') ?? ''));
-    const bytes = Buffer.from(await file.arrayBuffer());
-    const dot = file.name.lastIndexOf('.');
-    const stem = dot > 0 ? file.name.slice(0, dot) : file.name;
-    const ext = dot > 0 ? file.name.slice(dot) : '';
-    let name = file.name;
-    for (let n = 1; !overwrite; n += 1) {
-      const existing = this.state.files.get(fileKey(type, subfolder, name));
-      if (!existing || existing.equals(bytes)) break;
-      name = `${stem} (${n})${ext}`;
-    }
-    this.state.files.set(fileKey(type, subfolder, name), bytes);
-    json(200, { name, subfolder, type });
+    req.resume();
+    sendNotFound(res);
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+function sendJsonList(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': 2 });
+  res.end('[]');
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return text ? (JSON.parse(text) as unknown) : null;
-  } catch {
-    return null; // /interrupt and /queue treat an unreadable body as no body
-  }
-}
-
+/** Starts a fake ComfyUI and resolves once it listens. */
 export async function startFakeComfyUI(options: FakeComfyUIOptions = {}): Promise<FakeComfyUI> {
   const fake = new FakeComfyUI(options);
   await fake.listen();

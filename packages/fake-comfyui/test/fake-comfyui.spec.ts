@@ -1,30 +1,20 @@
 /** The fake ComfyUI against what a real v0.3.64 was recorded doing. */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { GRAPH, post, uploadProbe } from './helpers.js';
+import { WS, recordedPromptId, sequenceOf } from './recordings.js';
 import { connect, type Recorder } from './ws-client.js';
 
-const recorded = JSON.parse(readFileSync(fileURLToPath(new URL('../fixtures/recorded-sequences.json', import.meta.url)), 'utf8')) as Record<string, string[]>;
-
-const GRAPH = {
-  '1': { class_type: 'LoadImage', inputs: { image: 'probe_in.png' } },
-  '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
-  '3': { class_type: 'SaveImage', inputs: { filename_prefix: 'probe', images: ['2', 0] } },
+const recorded = {
+  // The two broadcast statuses before each prompt's own messages: queued by the POST, taken by the worker.
+  basic: ['status', 'status', ...sequenceOf(WS, recordedPromptId('basic'))],
+  cached_rerun: ['status', 'status', ...sequenceOf(WS, recordedPromptId('cached_rerun'))],
+  execution_error: ['status', 'status', ...sequenceOf(WS, recordedPromptId('execution_error'))],
+  history_entry_keys: ['prompt', 'outputs', 'status', 'meta'],
+  history_status_messages: ['execution_start', 'execution_cached', 'execution_success'],
+  execution_error_keys: Object.keys(WS.find((m) => m.type === 'execution_error')?.data ?? {}),
+  prompt_response_keys: ['prompt_id', 'number', 'node_errors'],
 };
-
-async function uploadProbe(fake: FakeComfyUI, bytes = makePng(4, 4, () => [1, 2, 3, 255]), name = 'probe_in.png') {
-  const form = new FormData();
-  form.append('image', new Blob([bytes]), name);
-  form.append('type', 'input');
-  return (await (await fetch(`${fake.url}/upload/image`, { method: 'POST', body: form })).json()) as { name: string; subfolder: string; type: string };
-}
-
-async function post(fake: FakeComfyUI, path: string, body: unknown) {
-  const res = await fetch(`${fake.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, text, json: text ? (JSON.parse(text.startsWith('{') ? text : 'null') as Record<string, unknown>) : null };
-}
 
 describe('fake ComfyUI (v0.3.64)', function () {
   this.timeout(15_000);
@@ -82,6 +72,7 @@ describe('fake ComfyUI (v0.3.64)', function () {
     const error = ws.messages.find((m) => m.type === 'execution_error');
     expect(Object.keys(error?.data ?? {})).to.deep.equal(recorded['execution_error_keys']);
     expect(error?.data).to.include({ node_id: '1', node_type: 'LoadImage', exception_type: 'RuntimeError', exception_message: 'boom\n' });
+    expect(error?.data['current_inputs']).to.deep.equal({ image: ['probe_in.png'] });
     const history = (await (await fetch(`${fake.url}/history/p-err`)).json()) as Record<string, { status: { status_str: string } }>;
     expect(history['p-err']?.status.status_str).to.equal('error');
   });
@@ -172,6 +163,26 @@ describe('fake ComfyUI version differences', () => {
     expect(unknown.json?.['error']).to.deep.include({ type: 'missing_node_type', message: "Node 'Mystery' not found. The custom node may not be installed." });
     const stats = (await (await fetch(`${modern.url}/system_stats`)).json()) as { system: { os: string } };
     expect(stats.system.os).to.equal('linux');
+    expect((await fetch(`${modern.url}/jobs`)).status).to.equal(404);
+    await uploadProbe(modern);
+    const done = await post(modern, '/prompt', { prompt: GRAPH, prompt_id: 'job-1' });
+    expect(done.status).to.equal(200);
+    let job: Record<string, unknown> = {};
+    for (let i = 0; i < 100 && job['status'] !== 'completed'; i += 1) {
+      await new Promise((r) => setTimeout(r, 20));
+      job = (await (await fetch(`${modern.url}/api/jobs/job-1`)).json()) as Record<string, unknown>;
+    }
+    // priority 1: the refused NoSuchNode prompt above took number 0, as ComfyUI numbers every parsed POST.
+    expect(job).to.include({ id: 'job-1', status: 'completed', priority: 1, outputs_count: 1 });
+    expect(job['outputs']).to.deep.equal({ '3': { images: [{ filename: 'probe_00001_.png', subfolder: '', type: 'output' }] } });
+    const list = (await (await fetch(`${modern.url}/api/jobs?status=completed&limit=1`)).json()) as { jobs: { id: string }[]; pagination: unknown };
+    expect(list.jobs.map((j) => j.id)).to.deep.equal(['job-1']);
+    expect(list.pagination).to.deep.equal({ offset: 0, limit: 1, total: 1, has_more: false });
+    expect((await fetch(`${modern.url}/api/jobs/unknown`)).status).to.equal(404);
     await modern.close();
+    const current = await startFakeComfyUI();
+    expect((await fetch(`${current.url}/api/jobs`)).status).to.equal(404);
+    expect((await fetch(`${current.url}/features`)).status).to.equal(200);
+    await current.close();
   });
 });

@@ -7,6 +7,8 @@ export interface Recorder {
   /** Resolves once a message matches. */
   until(match: (m: { type: string; data: Record<string, unknown> }) => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
+  /** Calls back when the server drops the connection. */
+  onClose(listener: () => void): void;
 }
 
 export async function connect(baseUrl: string, clientId: string): Promise<Recorder> {
@@ -39,6 +41,9 @@ export async function connect(baseUrl: string, clientId: string): Promise<Record
         check();
       }),
     close: () => ws.close(),
+    onClose: (listener) => {
+      ws.once('close', () => listener());
+    },
   };
   await recorder.until((m) => m.type === 'status');
   return recorder;

@@ -1,0 +1,83 @@
+/**
+ * The fake's WebSocket side (`/ws`, `/api/ws`): the `status` handshake carrying `sid`, the replay
+ * of `executing` to a reconnecting owner of the running prompt, the `feature_flags` answer to a
+ * first message, and addressed versus broadcast messages. Messages to an unknown sid are dropped.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { FakeState } from './fake-state.js';
+import type { FakeVersion } from './version.js';
+
+export const SERVER_FEATURES = { supports_preview_metadata: true, max_upload_size: 104857600 };
+
+export class SocketHub {
+  private readonly sockets = new Map<string, WebSocket>();
+  private readonly wss = new WebSocketServer({ noServer: true });
+
+  constructor(
+    private readonly state: FakeState,
+    private readonly version: () => FakeVersion,
+  ) {}
+
+  /** Takes an HTTP upgrade; anything but `/ws` or `/api/ws` is refused. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    if (url.pathname !== '/ws' && url.pathname !== '/api/ws') {
+      socket.destroy();
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, url.searchParams.get('clientId')));
+  }
+
+  send(sid: string, type: string, data: Record<string, unknown>): void {
+    const ws = this.sockets.get(sid);
+    if (ws && ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type, data }));
+  }
+
+  broadcast(type: string, data: Record<string, unknown>): void {
+    for (const sid of this.sockets.keys()) this.send(sid, type, data);
+  }
+
+  broadcastStatus(): void {
+    this.broadcast('status', { status: { exec_info: { queue_remaining: this.state.queueRemaining() } } });
+  }
+
+  /** Drops every connection without a closing handshake, as a dying process does. */
+  terminateAll(): void {
+    for (const ws of this.wss.clients) ws.terminate();
+    this.sockets.clear();
+  }
+
+  private accept(ws: WebSocket, clientId: string | null): void {
+    const sid = clientId || randomUUID().replace(/-/g, '');
+    const modern = this.version() !== 'legacy';
+    this.sockets.set(sid, ws);
+    ws.on('close', () => {
+      if (this.sockets.get(sid) === ws) this.sockets.delete(sid);
+    });
+    ws.on('error', () => ws.terminate());
+    let first = true;
+    ws.on('message', (raw, binary) => {
+      const wasFirst = first;
+      first = false;
+      if (!wasFirst || binary || !modern) return;
+      let message: { type?: unknown } | null = null;
+      try {
+        message = JSON.parse(String(raw)) as { type?: unknown };
+      } catch {
+        return; // ComfyUI logs and ignores client messages it cannot parse
+      }
+      if (message?.type === 'feature_flags') ws.send(JSON.stringify({ type: 'feature_flags', data: SERVER_FEATURES }));
+    });
+    const status: Record<string, unknown> = { status: { exec_info: { queue_remaining: this.state.queueRemaining() } } };
+    if (modern) status['sid'] = sid;
+    ws.send(JSON.stringify({ type: 'status', data: status }));
+    const running = this.state.running;
+    if (running && running.extraData['client_id'] === sid && this.state.runningNode !== null) {
+      ws.send(JSON.stringify({ type: 'executing', data: { node: this.state.runningNode } }));
+    }
+  }
+}
