@@ -13,7 +13,7 @@ import {
   InMemoryBlobStore,
   InMemoryGpuLedger,
   InMemoryRunRepository,
-} from '../src/testing/storage-testing.js';
+} from '@runload/core/testing';
 
 describeAccountRepositoryContract('in-memory', async () => ({ subject: new InMemoryAccountRepository() }));
 describeApiKeyRepositoryContract('in-memory', async () => ({ subject: new InMemoryApiKeyRepository() }));

@@ -4,17 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { StoragePorts } from '@runload/core/testing';
-import {
-  KnexAccountRepository,
-  KnexApiKeyRepository,
-  KnexAppVersionRepository,
-  KnexAssetRepository,
-  KnexGpuLedger,
-  KnexRunRepository,
-  migrate,
-  openDatabase,
-} from '@runload/storage-adapter';
+import { migrate, openDatabase } from '@runload/storage-adapter';
 
 export interface TestDatabase {
   readonly db: Knex;
@@ -22,17 +12,6 @@ export interface TestDatabase {
   /** Another connection pool on the same database, as a second instance would have. */
   another(): Knex;
   close(): Promise<void>;
-}
-
-export function storagePorts(db: Knex): StoragePorts {
-  return {
-    accounts: new KnexAccountRepository(db),
-    apiKeys: new KnexApiKeyRepository(db),
-    appVersions: new KnexAppVersionRepository(db),
-    assets: new KnexAssetRepository(db),
-    runs: new KnexRunRepository(db),
-    gpuLedger: new KnexGpuLedger(db),
-  };
 }
 
 export async function sqliteDatabase(): Promise<TestDatabase> {

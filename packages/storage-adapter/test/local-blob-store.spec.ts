@@ -23,7 +23,14 @@ function tempRoot(): string {
 
 describeBlobStoreContract('local disk', async () => {
   const root = tempRoot();
-  return { store: new LocalBlobStore(root), teardown: async () => rmSync(root, { recursive: true, force: true }) };
+  const subject = new LocalBlobStore(root);
+  return {
+    subject,
+    teardown: async () => {
+      expect(subject.stagedFiles(), 'nothing left in staging').to.deep.equal([]);
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 });
 
 describe('LocalBlobStore on disk', () => {

@@ -5,13 +5,7 @@
  */
 export * from './fake-clock.js';
 export * from './sequential-ids.js';
-export * from './in-memory-account-repository.js';
-export * from './in-memory-api-key-repository.js';
-export * from './in-memory-app-version-repository.js';
-export * from './in-memory-asset-repository.js';
-export * from './in-memory-run-repository.js';
-export * from './in-memory-gpu-ledger.js';
-export * from './in-memory-blob-store.js';
+export * from './storage-testing.js';
 export * from './in-memory-rate-limiter.js';
 export * from './in-memory-work-signal.js';
 export * from './in-memory-executor.js';
@@ -19,9 +13,6 @@ export * from './unavailable-executor.js';
 export * from './magic-bytes-detector.js';
 export * from './static-node-catalog.js';
 export * from './in-memory-ports.js';
-export * from './contract-fixtures.js';
-export * from './storage-contract.js';
-export * from './blob-store-contract.js';
 export * from './rate-limiter-contract.js';
 export * from './executor-contract.js';
 export * from './work-signal-contract.js';

@@ -1,0 +1,62 @@
+/** Every storage port contract on the knex adapters: SQLite always, PostgreSQL with RUNLOAD_TEST_PG_URL. */
+import type { Knex } from 'knex';
+import {
+  describeAccountRepositoryContract,
+  describeApiKeyRepositoryContract,
+  describeAppVersionRepositoryContract,
+  describeAssetRepositoryContract,
+  describeGpuLedgerContract,
+  describeRunRepositoryContract,
+  STORAGE_CONTRACT_PARENTS,
+} from '@runload/core/testing';
+import {
+  KnexAccountRepository,
+  KnexApiKeyRepository,
+  KnexAppVersionRepository,
+  KnexAssetRepository,
+  KnexGpuLedger,
+  KnexRunRepository,
+} from '@runload/storage-adapter';
+import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
+
+const T = Date.UTC(2026, 0, 1);
+
+/** Empties every table and creates the rows the contracts point at. */
+async function reset(db: Knex): Promise<Knex> {
+  for (const table of ['gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
+  for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
+    await db('accounts').insert({ id, name: 'parent', tier: 'starter', status: 'active', created_at: T });
+  }
+  for (const id of STORAGE_CONTRACT_PARENTS.appVersionIds) {
+    await db('app_versions').insert({ id, app_id: id, name: 'parent', workflow: '{}', inputs: '[]', created_at: T, deleted_at: null });
+  }
+  return db;
+}
+
+const backends: [string, () => Promise<TestDatabase> | null][] = [
+  ['SQLite', () => sqliteDatabase()],
+  ['PostgreSQL', () => {
+    const url = pgUrl();
+    return url ? postgresDatabase(url) : null;
+  }],
+];
+
+for (const [name, open] of backends) {
+  describe(`knex storage on ${name}`, function () {
+    let t: TestDatabase | undefined;
+    before(async function () {
+      const opening = open();
+      if (!opening) return this.skip();
+      t = await opening;
+    });
+    after(async () => t?.close());
+    const fresh = async () => reset((t as TestDatabase).db);
+
+    describeAccountRepositoryContract(name, async () => ({ subject: new KnexAccountRepository(await fresh()) }));
+    describeApiKeyRepositoryContract(name, async () => ({ subject: new KnexApiKeyRepository(await fresh()) }));
+    describeAppVersionRepositoryContract(name, async () => ({ subject: new KnexAppVersionRepository(await fresh()) }));
+    describeAssetRepositoryContract(name, async () => ({ subject: new KnexAssetRepository(await fresh()) }));
+    describeRunRepositoryContract(name, async () => ({ subject: new KnexRunRepository(await fresh()) }));
+    describeGpuLedgerContract(name, async () => ({ subject: new KnexGpuLedger(await fresh()) }));
+  });
+}
