@@ -3,35 +3,24 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { newQueuedRun } from '@runload/core';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository } from '@runload/storage-adapter';
-import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
+import { TEST_DATABASES, useDatabase } from './databases.js';
 
 const T = Date.UTC(2026, 0, 1);
 
-for (const [name, open] of [
-  ['SQLite', () => sqliteDatabase()],
-  ['PostgreSQL', () => {
-    const url = pgUrl();
-    return url ? postgresDatabase(url) : null;
-  }],
-] as const) {
+for (const [name, open] of TEST_DATABASES) {
   describe(`claims on ${name} from several instances`, function () {
-    let t: TestDatabase | undefined;
-    before(async function () {
-      const opening = open();
-      if (!opening) return this.skip();
-      t = await opening;
-    });
-    after(async () => t?.close());
+    const database = useDatabase(open);
 
     it('hands 20 queued runs to 50 concurrent claimers on three connection pools, each exactly once', async () => {
-      const db = (t as TestDatabase).db;
+      const t = database.get();
+      const db = t.db;
       const accountId = randomUUID();
       const appVersionId = randomUUID();
       await new KnexAccountRepository(db).create({ id: accountId, name: 'a', tier: 'ultra', status: 'active', createdAt: new Date(T) });
       await new KnexAppVersionRepository(db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
       const made = Array.from({ length: 20 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + i), inputs: {}, workflow: {} }));
       for (const r of made) await new KnexRunRepository(db).create(r);
-      const pools = [db, (t as TestDatabase).another(), (t as TestDatabase).another()].map((d) => new KnexRunRepository(d));
+      const pools = [db, t.another(), t.another()].map((d) => new KnexRunRepository(d));
       const now = new Date(T + 60_000);
       const claims = await Promise.all(
         Array.from({ length: 50 }, (_, i) => (pools[i % 3] as KnexRunRepository).claimNextQueued(`instance-${i % 3}/d${i}`, new Date(T + 120_000), now)),

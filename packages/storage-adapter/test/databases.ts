@@ -14,24 +14,33 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-export async function sqliteDatabase(): Promise<TestDatabase> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runload-sqlite-'));
-  const db = openDatabase({ dataDir });
-  await migrate(db);
+/** A test database and the further pools a second instance would open on it. */
+function testDatabase(dataDir: string, open: () => Knex, dropData: (db: Knex) => Promise<void>, db: Knex): TestDatabase {
   const others: Knex[] = [];
   return {
     db,
     dataDir,
     another: () => {
-      const k = openDatabase({ dataDir });
+      const k = open();
       others.push(k);
       return k;
     },
     close: async () => {
-      await Promise.all([db.destroy(), ...others.map((o) => o.destroy())]);
+      await Promise.all(others.map((o) => o.destroy()));
+      await dropData(db);
+      await db.destroy();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export async function sqliteDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runload-sqlite-'));
+  const open = () => openDatabase({ dataDir });
+  const db = open();
+  await migrate(db);
+  // The file goes with the data directory.
+  return testDatabase(dataDir, open, async () => undefined, db);
 }
 
 /** The PostgreSQL URL for tests, or null (pending) — in CI a missing URL fails. */
@@ -44,22 +53,35 @@ export function pgUrl(): string | null {
 export async function postgresDatabase(url: string): Promise<TestDatabase> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runload-pg-'));
-  const db = openDatabase({ url, dataDir, schema, poolMax: 5 });
+  const open = () => openDatabase({ url, dataDir, schema, poolMax: 5 });
+  const db = open();
   await migrate(db);
-  const others: Knex[] = [];
-  return {
-    db,
-    dataDir,
-    another: () => {
-      const k = openDatabase({ url, dataDir, schema, poolMax: 5 });
-      others.push(k);
-      return k;
+  return testDatabase(dataDir, open, async (d) => void (await d.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)), db);
+}
+
+/**
+ * The databases every storage suite runs on: SQLite always, PostgreSQL when RUNLOAD_TEST_PG_URL
+ * is set. An opener that returns null leaves its suite pending (never in CI: `pgUrl` throws there).
+ */
+export const TEST_DATABASES: readonly (readonly [string, () => Promise<TestDatabase> | null])[] = [
+  ['SQLite', () => sqliteDatabase()],
+  [
+    'PostgreSQL',
+    () => {
+      const url = pgUrl();
+      return url ? postgresDatabase(url) : null;
     },
-    close: async () => {
-      await Promise.all(others.map((o) => o.destroy()));
-      await db.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await db.destroy();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  ],
+];
+
+/** Opens the database before a suite (pending when not configured) and closes it after; `get()` inside tests. */
+export function useDatabase(open: () => Promise<TestDatabase> | null): { get(): TestDatabase } {
+  let t: TestDatabase | undefined;
+  before(async function () {
+    const opening = open();
+    if (!opening) return this.skip();
+    t = await opening;
+  });
+  after(async () => t?.close());
+  return { get: () => t as TestDatabase };
 }

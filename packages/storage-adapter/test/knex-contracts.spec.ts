@@ -17,7 +17,7 @@ import {
   KnexGpuLedger,
   KnexRunRepository,
 } from '@runload/storage-adapter';
-import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
+import { TEST_DATABASES, useDatabase } from './databases.js';
 
 const T = Date.UTC(2026, 0, 1);
 
@@ -33,24 +33,10 @@ async function reset(db: Knex): Promise<Knex> {
   return db;
 }
 
-const backends: [string, () => Promise<TestDatabase> | null][] = [
-  ['SQLite', () => sqliteDatabase()],
-  ['PostgreSQL', () => {
-    const url = pgUrl();
-    return url ? postgresDatabase(url) : null;
-  }],
-];
-
-for (const [name, open] of backends) {
+for (const [name, open] of TEST_DATABASES) {
   describe(`knex storage on ${name}`, function () {
-    let t: TestDatabase | undefined;
-    before(async function () {
-      const opening = open();
-      if (!opening) return this.skip();
-      t = await opening;
-    });
-    after(async () => t?.close());
-    const fresh = async () => reset((t as TestDatabase).db);
+    const database = useDatabase(open);
+    const fresh = async () => reset(database.get().db);
 
     describeAccountRepositoryContract(name, async () => ({ subject: new KnexAccountRepository(await fresh()) }));
     describeApiKeyRepositoryContract(name, async () => ({ subject: new KnexApiKeyRepository(await fresh()) }));

@@ -298,11 +298,12 @@ export class Dispatcher {
     }
   }
 
-  /** Expiry, time limits, lease renewal, runs of dead dispatchers, and a check of every followed run. */
+  /** Expiry, time limits, runs of dead dispatchers, and a check of every followed run. */
   private async sweep(): Promise<void> {
     if (this.stopping) return;
-    await this.deps.runs.renewLeases(this.options.owner, this.leaseUntil());
+    // Leases are renewed by their own timer; the sweep does not renew them again.
     await this.deps.lifecycle.expireStale(this.options.maxQueueSeconds);
+    const takenOver = new Set<string>();
     for (const orphan of await this.deps.runs.listOrphaned(this.deps.clock.now(), 50)) {
       if (this.stopping || this.tracked.has(orphan.id) || !orphan.backendId) continue;
       const run = await this.deps.runs.acquireLease(orphan.id, this.options.owner, this.leaseUntil(), this.deps.clock.now());
@@ -311,6 +312,7 @@ export class Dispatcher {
       const tracked = this.track(run.id, run.backendId);
       tracked.sent = true;
       this.follow(run.id, run.backendId, tracked);
+      takenOver.add(run.id);
       await this.reconcile(run, tracked);
       if (run.cancelRequested) await this.sendCancel(run, tracked).catch(() => undefined);
     }
@@ -323,7 +325,8 @@ export class Dispatcher {
         this.options.log('warn', 'run over its time limit; interrupting', { runId });
         await this.deps.executor.cancel(tracked.backendId, runId).catch(() => undefined);
       }
-      await this.reconcile(run, tracked);
+      // A run taken over above was reconciled a moment ago.
+      if (!takenOver.has(runId)) await this.reconcile(run, tracked);
     }
     this.wake();
   }
