@@ -13,8 +13,11 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
+/** `RUNLOAD_BENCH_PROFILE=<dir>` writes a V8 CPU profile of every server the benchmarks start. */
+const PROFILE_ARGS = process.env['RUNLOAD_BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['RUNLOAD_BENCH_PROFILE']}`] : [];
+
 export function startListening(script: string, args: readonly string[], env: Record<string, string>): Promise<Listening> {
-  const child: ChildProcess = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, script), ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...PROFILE_ARGS, ...NODE_ARGS, path.join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
