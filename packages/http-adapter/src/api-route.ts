@@ -5,6 +5,7 @@
  * @module
  */
 import type { H3Event } from 'h3';
+import { FastResponse } from 'srvx';
 import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState } from '@runload/core';
 import { clientAddress } from './client-address.js';
 import { errorResponse, type ErrorResponse } from './error-response.js';
@@ -53,8 +54,12 @@ function bearerToken(event: H3Event): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * srvx's FastResponse, not the global Response: on Node it is written straight to the socket,
+ * where undici's Response would be turned into a web stream first (a third of a poll's time).
+ */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  return new FastResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
 export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
@@ -74,7 +79,7 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
         }
       }
       const headers = { 'X-Request-Id': requestId, ...rateLimitHeaders(windows, kind === 'run' ? quota : null), ...extra };
-      if (stream) return new Response(stream, { status, headers });
+      if (stream) return new FastResponse(stream, { status, headers });
       return jsonResponse(status, body, headers);
     };
     try {

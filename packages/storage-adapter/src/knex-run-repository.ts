@@ -30,7 +30,8 @@ export class KnexRunRepository implements RunRepository {
 
   get(id: string): Promise<Run | null> {
     return guarded(async () => {
-      const row = await this.db('runs').where({ id }).first();
+      // Raw SQL on the hot paths (every poll): the query builder costs more than SQLite's lookup.
+      const row = rawRows(await this.db.raw('SELECT * FROM runs WHERE id = ?', [id]))[0];
       return row ? toRun(row) : null;
     });
   }
@@ -69,13 +70,10 @@ export class KnexRunRepository implements RunRepository {
   queuePosition(run: Run): Promise<number> {
     return guarded(async () => {
       const created = run.createdAt.getTime();
-      const row = await this.db('runs')
-        .where({ status: 'queued' })
-        .where('created_at', '<=', created)
-        .where((q) => q.where('created_at', '<', created).orWhere('id', '<', run.id))
-        .count<{ n: number | string }[]>({ n: '*' })
-        .first();
-      return Number(row?.n ?? 0);
+      const rows = rawRows(
+        await this.db.raw(`SELECT COUNT(*) AS n FROM runs WHERE status = 'queued' AND created_at <= ? AND (created_at < ? OR id < ?)`, [created, created, run.id]),
+      );
+      return Number(rows[0]?.['n'] ?? 0);
     });
   }
 
@@ -150,24 +148,23 @@ export class KnexRunRepository implements RunRepository {
 
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     return guarded(async () => {
-      // Counted here rather than with GROUP BY, so the plan is always the (account_id, status) index.
-      const active = await this.db('runs').where({ account_id: accountId }).whereIn('status', ACTIVE).select<{ app_version_id: string }[]>('app_version_id');
-      const perVersion = new Map<string, number>();
-      for (const r of active) perVersion.set(r.app_version_id, (perVersion.get(r.app_version_id) ?? 0) + 1);
-      let total = 0;
-      for (const [appVersionId, count] of perVersion) {
-        const recent = await this.db('runs')
-          .where({ app_version_id: appVersionId })
-          .whereNotNull('finished_at')
-          .whereNotNull('gpu_seconds')
-          .orderBy('finished_at', 'desc')
-          .limit(ESTIMATE_WINDOW)
-          .select('gpu_seconds');
-        if (recent.length === 0) continue;
-        const mean = recent.reduce((s, r) => s + Number(r.gpu_seconds), 0) / recent.length;
-        total += mean * count;
-      }
-      return total;
+      // Counted in the database, one row per app version in flight: an account with thousands of
+      // queued runs costs one index range scan here, not thousands of rows sent to us. The recent
+      // mean of each version comes from its (app_version_id, finished_at) index, 20 rows at most.
+      const rows = rawRows(
+        await this.db.raw(
+          `SELECT active.n AS n,
+                  (SELECT AVG(recent.gpu_seconds) FROM (
+                     SELECT gpu_seconds FROM runs
+                      WHERE app_version_id = active.app_version_id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
+                      ORDER BY finished_at DESC LIMIT ${ESTIMATE_WINDOW}) recent) AS mean
+             FROM (SELECT app_version_id, COUNT(*) AS n FROM runs
+                    WHERE account_id = ? AND status IN (${ACTIVE.map(() => '?').join(', ')})
+                    GROUP BY app_version_id) active`,
+          [accountId, ...ACTIVE],
+        ),
+      );
+      return rows.reduce((total, r) => total + (r['mean'] === null ? 0 : Number(r['mean']) * Number(r['n'])), 0);
     });
   }
 }
