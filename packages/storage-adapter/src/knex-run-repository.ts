@@ -8,32 +8,38 @@ import { decodeRunCursor, encodeRunCursor, type Run, type RunPage, type RunPatch
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { fromPatch, fromRun, toRun } from './run-row.js';
+import { ACTIVE_STATUSES, countQueuedAhead, estimateInFlight, insertRuns, selectRuns } from './run-statements.js';
 import { guarded } from './storage-errors.js';
+import { TickBatch } from './tick-batch.js';
 
-const ACTIVE = ['queued', 'running', 'canceling'];
+const ACTIVE = [...ACTIVE_STATUSES];
 // Keyset conditions are written `created_at <= x AND (created_at < x OR id < y)` rather than
 // `created_at < x OR (created_at = x AND id < y)`: the same rows, but an index range for the planner.
-const ESTIMATE_WINDOW = 20;
 
 export class KnexRunRepository implements RunRepository {
   private readonly skipLocked: string;
 
+  // The calls of every poll and run creation, served a turn of the event loop at a time.
+  private readonly reads: TickBatch<string, Run | null>;
+  private readonly inserts: TickBatch<Run, void>;
+  private readonly positions: TickBatch<Run, number>;
+  private readonly estimates: TickBatch<string, number>;
+
   constructor(private readonly db: Knex) {
     this.skipLocked = dialectOf(db) === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    this.reads = new TickBatch((ids) => selectRuns(db, ids));
+    // A bad row (a duplicate id, say) fails only its own create.
+    this.inserts = new TickBatch((runs) => insertRuns(db, runs), { maxItems: 50, isolateFailures: true });
+    this.positions = new TickBatch((runs) => countQueuedAhead(db, runs), { maxItems: 100 });
+    this.estimates = new TickBatch((accounts) => estimateInFlight(db, accounts), { maxItems: 100 });
   }
 
   create(run: Run): Promise<void> {
-    return guarded(async () => {
-      await this.db('runs').insert(fromRun(run));
-    });
+    return guarded(() => this.inserts.add(run));
   }
 
   get(id: string): Promise<Run | null> {
-    return guarded(async () => {
-      // Raw SQL on the hot paths (every poll): the query builder costs more than SQLite's lookup.
-      const row = rawRows(await this.db.raw('SELECT * FROM runs WHERE id = ?', [id]))[0];
-      return row ? toRun(row) : null;
-    });
+    return guarded(() => this.reads.add(id));
   }
 
   update(id: string, patch: RunPatch, guard: RunUpdateGuard = {}): Promise<Run | null> {
@@ -68,13 +74,7 @@ export class KnexRunRepository implements RunRepository {
   }
 
   queuePosition(run: Run): Promise<number> {
-    return guarded(async () => {
-      const created = run.createdAt.getTime();
-      const rows = rawRows(
-        await this.db.raw(`SELECT COUNT(*) AS n FROM runs WHERE status = 'queued' AND created_at <= ? AND (created_at < ? OR id < ?)`, [created, created, run.id]),
-      );
-      return Number(rows[0]?.['n'] ?? 0);
-    });
+    return guarded(() => this.positions.add(run));
   }
 
   claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {
@@ -147,24 +147,6 @@ export class KnexRunRepository implements RunRepository {
   }
 
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
-    return guarded(async () => {
-      // Counted in the database, one row per app version in flight: an account with thousands of
-      // queued runs costs one index range scan here, not thousands of rows sent to us. The recent
-      // mean of each version comes from its (app_version_id, finished_at) index, 20 rows at most.
-      const rows = rawRows(
-        await this.db.raw(
-          `SELECT active.n AS n,
-                  (SELECT AVG(recent.gpu_seconds) FROM (
-                     SELECT gpu_seconds FROM runs
-                      WHERE app_version_id = active.app_version_id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
-                      ORDER BY finished_at DESC LIMIT ${ESTIMATE_WINDOW}) recent) AS mean
-             FROM (SELECT app_version_id, COUNT(*) AS n FROM runs
-                    WHERE account_id = ? AND status IN (${ACTIVE.map(() => '?').join(', ')})
-                    GROUP BY app_version_id) active`,
-          [accountId, ...ACTIVE],
-        ),
-      );
-      return rows.reduce((total, r) => total + (r['mean'] === null ? 0 : Number(r['mean']) * Number(r['n'])), 0);
-    });
+    return guarded(() => this.estimates.add(accountId));
   }
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { CoreError } from '../domain/errors.js';
 import { newQueuedRun, type Run } from '../domain/run.js';
 import type { RunRepository } from '../ports/run-repository.js';
+import { describeConcurrentRunCalls } from './run-repository-concurrency.contract.js';
 
 /**
  * Rows the storage contracts point at. Adapters that enforce foreign keys create these accounts
@@ -60,6 +61,8 @@ export function describeRunRepositoryContract(
       teardown = made.teardown;
     });
     afterEach(async () => teardown?.());
+
+    describeConcurrentRunCalls(() => runs, aContractRun, [ACCOUNT as string, OTHER_ACCOUNT as string]);
 
     describe('create, get, update, delete', () => {
       it('returns null for an unknown id', async () => {

@@ -1,0 +1,74 @@
+/**
+ * The run statements served in batches (see TickBatch): each answers many calls with one
+ * statement, and returns its answers in the order of the calls.
+ * @module
+ */
+import type { Knex } from 'knex';
+import type { Run } from '@runload/core';
+import { rawRows } from './columns.js';
+import { fromRun, toRun } from './run-row.js';
+
+/** The statuses of a run in flight: it may still cost GPU time. */
+export const ACTIVE_STATUSES = ['queued', 'running', 'canceling'] as const;
+/** How many of an app version's latest runs make its GPU-time estimate. */
+export const ESTIMATE_WINDOW = 20;
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+export async function selectRuns(db: Knex, ids: readonly string[]): Promise<(Run | null)[]> {
+  const unique = [...new Set(ids)];
+  const rows = rawRows(await db.raw(`SELECT * FROM runs WHERE id IN (${marks(unique.length)})`, unique));
+  const byId = new Map(rows.map((row) => [String(row['id']), toRun(row)]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+export async function insertRuns(db: Knex, runs: readonly Run[]): Promise<void[]> {
+  await db('runs').insert(runs.map(fromRun));
+  return runs.map(() => undefined);
+}
+
+/** For each run, how many queued runs are ahead of it (created earlier; ties by id). */
+export async function countQueuedAhead(db: Knex, runs: readonly Run[]): Promise<number[]> {
+  const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
+  const keys = unique.map(() => 'SELECT ? AS id, CAST(? AS BIGINT) AS created_at').join(' UNION ALL ');
+  const rows = rawRows(
+    await db.raw(
+      `SELECT k.id AS id,
+              (SELECT COUNT(*) FROM runs
+                WHERE runs.status = 'queued' AND runs.created_at <= k.created_at
+                  AND (runs.created_at < k.created_at OR runs.id < k.id)) AS n
+         FROM (${keys}) k`,
+      unique.flatMap((r) => [r.id, r.createdAt.getTime()]),
+    ),
+  );
+  const byId = new Map(rows.map((row) => [String(row['id']), Number(row['n'])]));
+  return runs.map((r) => byId.get(r.id) ?? 0);
+}
+
+/**
+ * For each account, the estimated GPU-seconds of its runs in flight: per app version, the runs
+ * in flight times the mean of the version's latest finished runs. Counted in the database (one
+ * row per account and version), so thousands of queued runs cost one index range scan.
+ */
+export async function estimateInFlight(db: Knex, accountIds: readonly string[]): Promise<number[]> {
+  const unique = [...new Set(accountIds)];
+  const rows = rawRows(
+    await db.raw(
+      `SELECT active.account_id AS account_id, active.n AS n,
+              (SELECT AVG(recent.gpu_seconds) FROM (
+                 SELECT gpu_seconds FROM runs
+                  WHERE app_version_id = active.app_version_id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
+                  ORDER BY finished_at DESC LIMIT ${ESTIMATE_WINDOW}) recent) AS mean
+         FROM (SELECT account_id, app_version_id, COUNT(*) AS n FROM runs
+                WHERE account_id IN (${marks(unique.length)}) AND status IN (${marks(ACTIVE_STATUSES.length)})
+                GROUP BY account_id, app_version_id) active`,
+      [...unique, ...ACTIVE_STATUSES],
+    ),
+  );
+  const totals = new Map<string, number>();
+  for (const r of rows) {
+    const id = String(r['account_id']);
+    totals.set(id, (totals.get(id) ?? 0) + (r['mean'] === null ? 0 : Number(r['mean']) * Number(r['n'])));
+  }
+  return accountIds.map((id) => totals.get(id) ?? 0);
+}
