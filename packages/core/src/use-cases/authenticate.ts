@@ -11,21 +11,27 @@ import type { Clock } from '../ports/clock.js';
 import type { ApiKeyRepository } from '../ports/api-key-repository.js';
 import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';
 import type { Principal } from './principal.js';
+import { RecentCache } from './recent-cache.js';
 
 /** How long a verified key is trusted without asking the database again (CONTRACT 2: changes apply within one second). */
 export const AUTH_CACHE_MS = 500;
 const AUTH_CACHE_SIZE = 10_000;
 
+/** What a presented key names; only `ok` is kept in the cache. */
+type KeyLookup = { readonly kind: 'ok'; readonly principal: Principal } | { readonly kind: 'invalid' } | { readonly kind: 'suspended'; readonly accountId: string };
+
 export class Authenticate {
-  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly cache: RecentCache<KeyLookup>;
 
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly accounts: AccountRepository,
     private readonly limiter: RateLimiter,
     private readonly limits: LimitsConfig,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.cache = new RecentCache(clock, AUTH_CACHE_MS, AUTH_CACHE_SIZE);
+  }
 
   /**
    * @param presentedKey the Bearer token, or null when none was sent
@@ -37,24 +43,22 @@ export class Authenticate {
     if (presentedKey === null || presentedKey === '') {
       return this.fail(clientAddress, 'MISSING_API_KEY', 'Missing API key');
     }
-    const now = this.clock.nowMs();
-    const cached = this.cache.get(presentedKey);
-    if (cached && cached.until > now) return cached.principal;
+    // Every failed request counts on its own, even when requests shared one lookup.
+    const found = await this.cache.get(presentedKey, () => this.lookup(presentedKey), (f) => f.kind === 'ok');
+    if (found.kind === 'ok') return found.principal;
+    if (found.kind === 'invalid') return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
+    const general: WindowSpec = { name: WINDOW.general, subject: found.accountId, period: 'minute', limit: this.limits.general_per_minute };
+    throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended', { windows: (await this.limiter.peek([general])).windows });
+  }
+
+  private async lookup(presentedKey: string): Promise<KeyLookup> {
     const parsed = parseApiKey(presentedKey);
     const key = parsed ? await this.keys.findByPrefix(parsed.prefix) : null;
-    if (!parsed || !key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) {
-      return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
-    }
+    if (!parsed || !key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) return { kind: 'invalid' };
     const account = await this.accounts.get(key.accountId);
-    if (!account) return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
-    if (account.status === 'suspended') {
-      const general: WindowSpec = { name: WINDOW.general, subject: account.id, period: 'minute', limit: this.limits.general_per_minute };
-      throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended', { windows: (await this.limiter.peek([general])).windows });
-    }
-    const principal = { account, keyId: key.id };
-    if (this.cache.size >= AUTH_CACHE_SIZE) this.cache.clear();
-    this.cache.set(presentedKey, { principal, until: now + AUTH_CACHE_MS });
-    return principal;
+    if (!account) return { kind: 'invalid' };
+    if (account.status === 'suspended') return { kind: 'suspended', accountId: account.id };
+    return { kind: 'ok', principal: { account, keyId: key.id } };
   }
 
   private async fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {

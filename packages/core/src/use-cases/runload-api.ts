@@ -31,6 +31,7 @@ import { GetAsset } from './get-asset.js';
 import { GetRun } from './get-run.js';
 import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
+import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
 
 /** Every port the use cases need. */
@@ -73,21 +74,22 @@ export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
 
 export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): RunloadApi {
   const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
+  const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   return {
     limits,
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
-    createRun: new CreateRun(p.appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids),
+    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids),
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
     cancelRun: new CancelRun(p.runs, p.workSignal, p.clock),
     uploadAsset: new UploadAsset(p.blobs, p.mediaTypes, p.assets, p.clock, p.ids),
     getAsset: new GetAsset(p.assets, p.blobs),
-    describeAppVersion: new DescribeAppVersion(p.appVersions),
+    describeAppVersion: new DescribeAppVersion(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
-    apps: new ManageApps(p.appVersions, p.nodeCatalog, p.clock, p.ids),
+    apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
   };
 }
