@@ -9,5 +9,7 @@ export function createRedisClient(url: string, options: { commandTimeoutMs?: num
     commandTimeout: options.commandTimeoutMs ?? 200,
     retryStrategy: (times) => Math.min(times * 200, 2000),
     lazyConnect: false,
+    // Commands issued in one turn of the event loop (many requests' limit checks) go in one write.
+    enableAutoPipelining: true,
   });
 }
