@@ -1,9 +1,20 @@
 import type { Knex } from 'knex';
 import type { GpuCharge, GpuLedger } from '@runload/core';
+import { rawRows } from './columns.js';
 import { guarded } from './storage-errors.js';
+import { TickBatch } from './tick-batch.js';
+
+interface UsedQuery {
+  readonly accountId: string;
+  readonly from: number;
+  readonly to: number;
+}
 
 /** The GPU-seconds ledger: one row per charged run, so charging twice changes nothing. */
 export class KnexGpuLedger implements GpuLedger {
+  // Every run creation asks; the asks of one turn of the event loop share a statement.
+  private readonly used = new TickBatch<UsedQuery, number>((queries) => this.sumMany(queries), { maxItems: 100 });
+
   constructor(private readonly db: Knex) {}
 
   charge(c: GpuCharge): Promise<void> {
@@ -16,14 +27,27 @@ export class KnexGpuLedger implements GpuLedger {
   }
 
   usedSeconds(accountId: string, from: Date, to: Date): Promise<number> {
-    return guarded(async () => {
-      const row = await this.db('gpu_charges')
-        .where({ account_id: accountId })
-        .where('charged_at', '>=', from.getTime())
-        .where('charged_at', '<', to.getTime())
-        .sum<{ total: number | string | null }[]>({ total: 'seconds' })
-        .first();
-      return Number(row?.total ?? 0);
-    });
+    return guarded(() => this.used.add({ accountId, from: from.getTime(), to: to.getTime() }));
+  }
+
+  /** One statement per period asked about (nearly always one: the current month). */
+  private async sumMany(queries: readonly UsedQuery[]): Promise<number[]> {
+    const totals = new Map<string, number>();
+    const periods = new Map<string, UsedQuery[]>();
+    for (const q of queries) periods.set(`${q.from}:${q.to}`, [...(periods.get(`${q.from}:${q.to}`) ?? []), q]);
+    for (const [period, group] of periods) {
+      const accounts = [...new Set(group.map((q) => q.accountId))];
+      const first = group[0] as UsedQuery;
+      const rows = rawRows(
+        await this.db.raw(
+          `SELECT account_id, SUM(seconds) AS total FROM gpu_charges
+            WHERE account_id IN (${accounts.map(() => '?').join(', ')}) AND charged_at >= ? AND charged_at < ?
+            GROUP BY account_id`,
+          [...accounts, first.from, first.to],
+        ),
+      );
+      for (const r of rows) totals.set(`${period}:${String(r['account_id'])}`, Number(r['total'] ?? 0));
+    }
+    return queries.map((q) => totals.get(`${q.from}:${q.to}:${q.accountId}`) ?? 0);
   }
 }

@@ -47,5 +47,20 @@ export function describeGpuLedgerContract(name: string, setup: () => Promise<{ s
       await Promise.all(Array.from({ length: 10 }, () => charge(4, T, ACCOUNT, runId)));
       expect(await ledger.usedSeconds(ACCOUNT, new Date(T), new Date(T + 1))).to.equal(4);
     });
+
+    it('answers concurrent asks for several accounts and periods each with its own sum', async () => {
+      await charge(1, T);
+      await charge(2, T + 500);
+      await charge(4, T + 500, OTHER_ACCOUNT);
+      const asks: [string, number, number][] = [
+        [ACCOUNT, T, T + 1000],
+        [OTHER_ACCOUNT, T, T + 1000],
+        [ACCOUNT, T, T + 500],
+        [ACCOUNT, T + 2000, T + 3000],
+        [ACCOUNT, T, T + 1000],
+      ];
+      const sums = await Promise.all(asks.map(([account, from, to]) => ledger.usedSeconds(account, new Date(from), new Date(to))));
+      expect(sums).to.deep.equal([3, 4, 1, 0, 3]);
+    });
   });
 }
