@@ -1,4 +1,5 @@
 /** The `/api/v1` routes: each turns a request into a use-case call and a RouteResult. */
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { CoreError, isUuid, type ByteRange, type RunloadApi } from '@runload/core';
@@ -27,7 +28,7 @@ function idParam(event: H3Event, notFound: () => CoreError): string {
 
 export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes: number) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
-    const body = await readJsonBody(ctx.event.req, maxJsonBytes);
+    const body = await readJsonBody(ctx.event.req, maxJsonBytes, ctx.event.runtime?.node?.req as IncomingMessage | undefined);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
     const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body });
     const presented = presentCreatedRun(created.run);

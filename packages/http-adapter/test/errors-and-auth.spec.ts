@@ -84,6 +84,24 @@ for (const transport of TRANSPORTS) {
       expect(await res.json()).to.deep.equal({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'The JSON body is larger than 1048576 bytes' } });
     });
 
+    it('413 PAYLOAD_TOO_LARGE for a JSON body over 1 MiB sent without a length, then the next call is served', async () => {
+      const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === 0) controller.enqueue(new TextEncoder().encode('{"inputs":{"2:blur_radius":"'));
+          if (sent >= 32) return controller.close(); // 2 MiB in all
+          sent += 1;
+          controller.enqueue(chunk);
+        },
+      });
+      const init = { method: 'POST', headers: { ...u.auth, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit;
+      const res = await h.request(`/api/v1/apps/${h.appVersionId}`, init);
+      expect(res.status).to.equal(413);
+      expect(await res.json()).to.deep.equal({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'The JSON body is larger than 1048576 bytes' } });
+      expect((await run({ inputs: {} })).status).to.equal(201);
+    });
+
     it('422 INVALID_INPUT listing every bad key', async () => {
       const res = await run({ inputs: { '9:nope': 1, '2:blur_radius': 'big', '1:image': '00000000-0000-4000-8000-000000000000', noColon: 1 } });
       expect(res.status).to.equal(422);
