@@ -54,7 +54,8 @@ async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadO
     fileWriteStreamHandler: () => {
       fileParts += 1;
       if (fileParts > 1 || part.name !== 'file') return new Writable({ write: (_chunk, _encoding, done) => done() });
-      const pass = new PassThrough();
+      // Room for a write batch of the blob store, so the parser keeps reading while it writes.
+      const pass = new PassThrough({ highWaterMark: 1024 * 1024 });
       sink = pass;
       const command = { accountId: ctx.principal.account.id, filename: part.filename, content: pass, maxBytes: options.maxUploadBytes };
       stored = api.uploadAsset.execute(command).then(

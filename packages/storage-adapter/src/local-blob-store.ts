@@ -13,6 +13,9 @@ import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@run
 const HEAD_BYTES = 4100;
 const STAGING = '.staging';
 
+/** The size of one write to the staging file. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
 export class LocalBlobStore implements BlobStore {
   private readonly staging: string;
 
@@ -31,6 +34,18 @@ export class LocalBlobStore implements BlobStore {
     let headSize = 0;
     let size = 0;
     let staged = false;
+    // Writes go out in batches of WRITE_BATCH_BYTES, one in flight while the next is read, so the
+    // disk and the socket work side by side (a write per network chunk would leave both idle).
+    let batch: Uint8Array[] = [];
+    let batchSize = 0;
+    let writing: Promise<unknown> = Promise.resolve();
+    const writeBatch = async () => {
+      await writing;
+      const bytes = Buffer.concat(batch, batchSize);
+      batch = [];
+      batchSize = 0;
+      writing = file.write(bytes);
+    };
     try {
       for await (const chunk of source) {
         size += chunk.byteLength;
@@ -41,12 +56,17 @@ export class LocalBlobStore implements BlobStore {
           head.push(part);
           headSize += part.length;
         }
-        await file.write(chunk);
+        batch.push(chunk);
+        batchSize += chunk.byteLength;
+        if (batchSize >= WRITE_BATCH_BYTES) await writeBatch();
       }
+      await writeBatch();
+      await writing;
       await file.sync();
       staged = true;
     } finally {
       try {
+        await writing.catch(() => undefined);
         await file.close();
       } finally {
         if (!staged) await rm(tempPath, { force: true });
