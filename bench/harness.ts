@@ -14,10 +14,13 @@ export interface Listening {
 }
 
 /** `RUNLOAD_BENCH_PROFILE=<dir>` writes a V8 CPU profile of every server the benchmarks start. */
-const PROFILE_ARGS = process.env['RUNLOAD_BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['RUNLOAD_BENCH_PROFILE']}`] : [];
+const PROFILE_DIR = process.env['RUNLOAD_BENCH_PROFILE'];
 
-export function startListening(script: string, args: readonly string[], env: Record<string, string>): Promise<Listening> {
-  const child: ChildProcess = spawn(process.execPath, [...PROFILE_ARGS, ...NODE_ARGS, path.join(ROOT, script), ...args], {
+/** @param options.profileDir write a V8 CPU profile of this process there when it stops */
+export function startListening(script: string, args: readonly string[], env: Record<string, string>, options: { profileDir?: string } = {}): Promise<Listening> {
+  const profileDir = options.profileDir ?? PROFILE_DIR;
+  const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profileArgs, ...NODE_ARGS, path.join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

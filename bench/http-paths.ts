@@ -1,0 +1,199 @@
+/**
+ * Benchmarks 1–3: polling, run creation and a large upload through the real server (its own
+ * process, limits raised), each against a bare node:http baseline measured in the same run.
+ * A figure that misses its target is followed by the server's CPU profile under the same load.
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '@runload/storage-adapter';
+import { autocannon, cli, peakRssMiB, ROOT, startListening, type LoadResult } from './harness.js';
+import { summarizeProfile } from './profile-summary.js';
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly say: (line: string) => void;
+  /** The fake ComfyUI, paused: runs are accepted (a backend is reachable) and wait in the database. */
+  readonly fakeUrl: string;
+}
+
+const CONNECTIONS = 64;
+
+export const RAISED_LIMITS = {
+  general_per_minute: 1e9,
+  auth_failures_per_minute: 1e9,
+  tiers: Object.fromEntries(['starter', 'plus', 'max', 'ultra'].map((t) => [t, { runs_per_minute: 1e9, runs_per_hour: 1e9, gpu_seconds_per_month: 1e12 }])),
+};
+
+const fmt = (r: LoadResult) =>
+  `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}${r.errors ? `, ${r.errors} errors` : ''}`;
+const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)}%`;
+const verdict = (met: boolean) => (met ? 'meets the target' : '**misses the target**');
+
+interface RunloadServer {
+  readonly url: string;
+  readonly pid: number;
+  readonly key: string;
+  readonly app: string;
+  readonly dir: string;
+  readonly auth: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** A data directory with an account, a key and the example app, and the server on it. */
+export async function startRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { profileDir?: string; uploadMiB?: number } = {}): Promise<RunloadServer> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `runload-bench-${name}-`));
+  const limitsFile = path.join(dir, 'limits.json');
+  writeFileSync(limitsFile, JSON.stringify(RAISED_LIMITS));
+  const env = {
+    RUNLOAD_DATA_DIR: dir,
+    RUNLOAD_LIMITS_FILE: limitsFile,
+    RUNLOAD_COMFYUI_URLS: fakeUrl,
+    RUNLOAD_LOG_LEVEL: 'silent',
+    RUNLOAD_PORT: '0',
+    RUNLOAD_MAX_UPLOAD_BYTES: String(((options.uploadMiB ?? 0) + 16) * 1024 * 1024),
+    ...extra,
+  };
+  const account = await cli(['accounts', 'create', '--name', 'bench', '--tier', 'ultra'], env);
+  const key = String((await cli(['keys', 'create', '--account', String(account['account_id'])], env))['api_key']);
+  const app = String((await cli(['apps', 'publish', '--name', 'b', '--workflow', path.join(ROOT, 'examples/workflows/image-blur.api.json')], env))['app_version_id']);
+  const server = await startListening('packages/server/src/cli/main.ts', ['serve'], env, options.profileDir ? { profileDir: options.profileDir } : {});
+  return {
+    url: server.url,
+    pid: server.pid,
+    key,
+    app,
+    dir,
+    auth: { authorization: `Bearer ${key}` },
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function createRun(server: RunloadServer): Promise<string> {
+  const res = await fetch(`${server.url}/api/v1/apps/${server.app}`, { method: 'POST', headers: { ...server.auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
+  return res.text();
+}
+
+/** Runs `load` against a server started with a CPU profile, and prints where its time went. */
+async function profileUnder(options: BenchOptions, what: string, load: (server: RunloadServer) => Promise<unknown>): Promise<void> {
+  const profileDir = mkdtempSync(path.join(os.tmpdir(), 'runload-bench-profile-'));
+  const server = await startRunload('profile', {}, options.fakeUrl, { profileDir });
+  await load(server);
+  await server.stop();
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  if (file) {
+    const shares = summarizeProfile(path.join(profileDir, file))
+      .filter((s) => s.share >= 0.01)
+      .map((s) => `${(s.share * 100).toFixed(0)}% ${s.component}`);
+    options.say(`- where the server's time goes (${what}, CPU profile): ${shares.join('; ')}`);
+  }
+  rmSync(profileDir, { recursive: true, force: true });
+}
+
+function writeWav(file: string, mib: number): Promise<unknown> {
+  const out = createWriteStream(file);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + mib * 1024 * 1024, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(2, 22); // stereo
+  header.writeUInt32LE(48000, 24);
+  header.writeUInt32LE(192000, 28);
+  header.writeUInt16LE(4, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(mib * 1024 * 1024, 40);
+  out.write(header);
+  return (async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    for (let i = 0; i < mib; i += 1) if (!out.write(chunk)) await once(out, 'drain');
+    out.end();
+    await once(out, 'finish');
+  })();
+}
+
+export async function benchHttpPaths(options: BenchOptions): Promise<void> {
+  const { say, quick } = options;
+  const seconds = quick ? 2 : 10;
+  const uploadMiB = quick ? 32 : 256;
+  const sqlite = await startRunload('sqlite', {}, options.fakeUrl, { uploadMiB });
+  const createdBody = await createRun(sqlite);
+  const { run_id: runId } = JSON.parse(createdBody) as { run_id: string };
+  const pollBody = await (await fetch(`${sqlite.url}/api/v1/runs/${runId}`, { headers: sqlite.auth })).text();
+  const baseline = await startListening('bench/baseline-server.ts', [], { BASELINE_BODY: pollBody, BASELINE_CREATED: createdBody, BASELINE_DIR: sqlite.dir });
+  const json = { 'content-type': 'application/json' };
+  const body = '{"inputs":{}}';
+
+  say('## 1. Polling `GET /api/v1/runs/{id}`');
+  const poll = (server: RunloadServer, id: string, s = seconds) => autocannon(`${server.url}/api/v1/runs/${id}`, { connections: CONNECTIONS, seconds: s, headers: server.auth });
+  const basePoll = await autocannon(`${baseline.url}/`, { connections: CONNECTIONS, seconds });
+  const polled = await poll(sqlite, runId);
+  const pollMet = polled.rps >= 0.6 * basePoll.rps && polled.p99 < 10;
+  say(`- baseline: ${fmt(basePoll)}`);
+  say(`- runload (SQLite): ${fmt(polled)} — ${pct(polled.rps, basePoll.rps)} of baseline (target ≥ 60%, p99 < 10 ms): ${verdict(pollMet)}`);
+  if (!pollMet && !quick) {
+    await profileUnder(options, 'polling', async (s) => poll(s, JSON.parse(await createRun(s)).run_id as string, 5));
+  }
+  say('');
+
+  say('## 2. Run creation `POST /api/v1/apps/{id}`');
+  const create = (server: RunloadServer, s = seconds) =>
+    autocannon(`${server.url}/api/v1/apps/${server.app}`, { connections: CONNECTIONS, seconds: s, method: 'POST', headers: { ...server.auth, ...json }, body });
+  const baseCreate = await autocannon(`${baseline.url}/create`, { connections: CONNECTIONS, seconds, method: 'POST', headers: json, body });
+  const created = await create(sqlite);
+  const createMet = created.rps >= 2000 && created.non2xx === 0;
+  say(`- baseline: ${fmt(baseCreate)}`);
+  say(`- runload (SQLite, in-process limiter): ${fmt(created)} — ${pct(created.rps, baseCreate.rps)} of baseline (target ≥ 2,000 runs/s): ${verdict(createMet)}`);
+  await benchPostgresCreation(options, create, baseCreate.rps);
+  if (!createMet && !quick) await profileUnder(options, 'run creation on SQLite', (s) => create(s, 5));
+  say('');
+
+  say(`## 3. Upload of a ${uploadMiB} MiB WAV`);
+  const wav = path.join(sqlite.dir, 'big.wav');
+  await writeWav(wav, uploadMiB);
+  const curl = (args: string[]) => Number(execFileSync('curl', ['-s', '-o', '/dev/null', '-w', '%{time_total}', ...args]).toString());
+  const before = peakRssMiB(sqlite.pid);
+  const baseSeconds = curl(['--data-binary', `@${wav}`, '-H', 'content-type: application/octet-stream', `${baseline.url}/upload`]);
+  const upSeconds = curl(['-H', `authorization: Bearer ${sqlite.key}`, '-F', `file=@${wav};type=audio/wav`, `${sqlite.url}/api/v1/assets`]);
+  const after = peakRssMiB(sqlite.pid);
+  const uploadMet = baseSeconds / upSeconds >= 0.7 && after - before < 64;
+  say(`- baseline (stream to disk): ${(uploadMiB / baseSeconds).toFixed(0)} MiB/s`);
+  say(`- runload: ${(uploadMiB / upSeconds).toFixed(0)} MiB/s — ${pct(baseSeconds, upSeconds)} of baseline (target ≥ 70%)`);
+  say(`- server peak memory: ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after: growth ${(after - before).toFixed(0)} MiB (target < 64 MiB): ${verdict(uploadMet)}`);
+  say('');
+
+  await baseline.stop();
+  await sqlite.stop();
+}
+
+/** Run creation on PostgreSQL with the Redis limiter, in a database of its own, dropped after. */
+async function benchPostgresCreation(options: BenchOptions, create: (server: RunloadServer) => Promise<LoadResult>, baselineRps: number): Promise<void> {
+  const pgUrl = process.env['RUNLOAD_BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const redisUrl = process.env['RUNLOAD_BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  const dbName = `runload_bench_${Date.now()}`;
+  const admin = openDatabase({ url: pgUrl, dataDir: os.tmpdir() });
+  try {
+    await admin.raw(`CREATE DATABASE ${dbName}`);
+    const url = new URL(pgUrl);
+    url.pathname = `/${dbName}`;
+    const pg = await startRunload('pg', { RUNLOAD_DATABASE_URL: url.toString(), RUNLOAD_REDIS_URL: redisUrl }, options.fakeUrl);
+    const result = await create(pg);
+    options.say(
+      `- runload (PostgreSQL + Redis): ${fmt(result)} — ${pct(result.rps, baselineRps)} of baseline (target ≥ 1,000 runs/s): ${verdict(result.rps >= 1000 && result.non2xx === 0)}`,
+    );
+    await pg.stop();
+  } catch (error) {
+    options.say(`- runload (PostgreSQL + Redis): not measured: ${(error as Error).message}`);
+  } finally {
+    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.destroy();
+  }
+}

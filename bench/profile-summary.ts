@@ -1,0 +1,48 @@
+/**
+ * Where a server's time went under load: a V8 CPU profile's samples grouped by component, so
+ * BENCHMARKS.md can show what bounds a figure that misses its target.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string };
+}
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+const COMPONENTS: readonly [string, (fn: string, url: string) => boolean][] = [
+  ['idle: waiting on the database threads, sockets or timers', (fn) => fn === '(idle)'],
+  ['garbage collection', (fn) => fn === '(garbage collector)'],
+  ['startup (loading modules)', (_fn, url) => /node:internal\/modules|tsx|esm/.test(url)],
+  ['runload code', (_fn, url) => url.includes('/packages/')],
+  ['h3, srvx and rou3 (the HTTP framework)', (_fn, url) => /\/(h3|srvx|rou3)@/.test(url)],
+  ['knex and tarn (query building, pool)', (_fn, url) => /\/(knex|tarn)@/.test(url)],
+  ['sqlite3 driver on the main thread', (_fn, url) => /\/sqlite3@/.test(url)],
+  ['pg and ioredis drivers', (_fn, url) => /\/(pg|pg-protocol|ioredis)@/.test(url)],
+  ['formidable and file-type', (_fn, url) => /\/(formidable|file-type|strtok3|token-types)@/.test(url)],
+  ['Node HTTP, streams and sockets (as in the baseline)', (fn, url) => /node:(_http|net|internal\/streams|internal\/stream_base|events|stream)/.test(url) || fn === 'writev' || fn === 'writeUtf8String'],
+  ['native code outside JavaScript (parser, libuv, V8)', (fn) => fn === '(program)'],
+];
+
+/** Shares of the profile's time per component, largest first. */
+export function summarizeProfile(file: string): { component: string; share: number }[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const totals = new Map<string, number>();
+  let all = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const dt = profile.timeDeltas[i] ?? 0;
+    if (!node) return;
+    const { functionName, url } = node.callFrame;
+    const component = COMPONENTS.find(([, matches]) => matches(functionName, url))?.[0] ?? 'other (Node internals, undici, crypto)';
+    totals.set(component, (totals.get(component) ?? 0) + dt);
+    all += dt;
+  });
+  return [...totals.entries()].map(([component, t]) => ({ component, share: t / all })).sort((a, b) => b.share - a.share);
+}
