@@ -15,6 +15,8 @@ export interface DatabaseConfig {
   readonly schema?: string;
   /** Largest connection pool (PostgreSQL). */
   readonly poolMax?: number;
+  /** SQLite: how long a statement waits for another writer's lock before failing (default 10 s). */
+  readonly busyTimeoutMs?: number;
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -54,7 +56,7 @@ export function openDatabase(config: DatabaseConfig): Knex {
       min: 1,
       max: config.poolMax ?? 4,
       afterCreate: (conn: { run(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) => {
-        const pragmas = ['PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 10000', 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
+        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.max(0, Math.floor(config.busyTimeoutMs ?? 10_000))}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
         const next = (i: number): void => {
           if (i === pragmas.length) return done(null, conn);
           conn.run(pragmas[i] as string, (err) => (err ? done(err, conn) : next(i + 1)));

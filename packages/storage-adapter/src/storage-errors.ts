@@ -1,8 +1,9 @@
 import { CoreError } from '@runload/core';
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003']);
+// SQLITE_BUSY: another process held SQLite's write lock past the busy timeout; try again later.
+const UNREACHABLE = new Set(['SQLITE_BUSY', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03', '08006', '08001', '08003']);
 
-/** True when an error means the database cannot be reached (as opposed to a bad query). */
+/** True when an error means the database cannot serve now (as opposed to a bad query). */
 export function isUnreachable(error: unknown): boolean {
   const e = error as { code?: string; name?: string; message?: string } | null;
   if (!e) return false;
