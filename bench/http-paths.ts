@@ -135,9 +135,13 @@ export async function benchHttpPaths(options: BenchOptions): Promise<void> {
   say('## 1. Polling `GET /api/v1/runs/{id}`');
   const poll = (server: RunloadServer, id: string, s = seconds) => autocannon(`${server.url}/api/v1/runs/${id}`, { connections: CONNECTIONS, seconds: s, headers: server.auth });
   const basePoll = await autocannon(`${baseline.url}/`, { connections: CONNECTIONS, seconds });
+  const h3 = await startListening('bench/h3-baseline-server.ts', [], { BASELINE_BODY: pollBody });
+  const h3Poll = await autocannon(`${h3.url}/api/v1/runs/${runId}`, { connections: CONNECTIONS, seconds });
+  await h3.stop();
   const polled = await poll(sqlite, runId);
   const pollMet = polled.rps >= 0.6 * basePoll.rps && polled.p99 < 10;
   say(`- baseline: ${fmt(basePoll)}`);
+  say(`- a bare h3 app answering the same bytes on the same Node adapter (the framework's own ceiling): ${fmt(h3Poll)} — ${pct(h3Poll.rps, basePoll.rps)} of baseline`);
   say(`- runload (SQLite): ${fmt(polled)} — ${pct(polled.rps, basePoll.rps)} of baseline (target ≥ 60%, p99 < 10 ms): ${verdict(pollMet)}`);
   if (!pollMet && !quick) {
     await profileUnder(options, 'polling', async (s) => poll(s, JSON.parse(await createRun(s)).run_id as string, 5));
