@@ -13,8 +13,6 @@ import { guarded } from './storage-errors.js';
 import { TickBatch } from './tick-batch.js';
 
 const ACTIVE = [...ACTIVE_STATUSES];
-// Keyset conditions are written `created_at <= x AND (created_at < x OR id < y)` rather than
-// `created_at < x OR (created_at = x AND id < y)`: the same rows, but an index range for the planner.
 
 export class KnexRunRepository implements RunRepository {
   private readonly skipLocked: string;
@@ -59,6 +57,8 @@ export class KnexRunRepository implements RunRepository {
     return guarded(async () => (await this.db('runs').where({ id }).delete()) > 0);
   }
 
+  // Keyset conditions are written `created_at <= x AND (created_at < x OR id < y)` rather than
+  // `created_at < x OR (created_at = x AND id < y)`: the same rows, but an index range for the planner.
   listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage> {
     return guarded(async () => {
       const query = this.db('runs').where({ account_id: accountId });
