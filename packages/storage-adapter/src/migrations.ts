@@ -4,6 +4,7 @@
  * @module
  */
 import type { Knex } from 'knex';
+import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
 
 interface Migration {
   readonly name: string;
@@ -95,6 +96,7 @@ const MIGRATIONS: readonly Migration[] = [
       await db.schema.alterTable('runs', (t) => t.dropIndex(['account_id', 'status'], 'runs_by_account_status'));
     },
   },
+  RUNS_IN_FLIGHT_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {
@@ -111,7 +113,14 @@ class CodeMigrationSource implements Knex.MigrationSource<Migration> {
   }
 }
 
+const CONFIG = { migrationSource: new CodeMigrationSource(), tableName: 'runload_migrations' };
+
 /** Brings the schema up to date; a no-op when it already is. */
 export async function migrate(db: Knex): Promise<void> {
-  await db.migrate.latest({ migrationSource: new CodeMigrationSource(), tableName: 'runload_migrations' });
+  await db.migrate.latest(CONFIG);
+}
+
+/** Undoes the latest migration (upgrade tests start from the schema before it). */
+export async function undoLatestMigration(db: Knex): Promise<void> {
+  await db.migrate.down(CONFIG);
 }

@@ -23,7 +23,10 @@ export async function selectRuns(db: Knex, ids: readonly string[]): Promise<(Run
 }
 
 export async function insertRuns(db: Knex, runs: readonly Run[]): Promise<void[]> {
-  await db('runs').insert(runs.map(fromRun));
+  // Rows in (account, app version) order: the in-flight counters they update are then locked in
+  // one order by every batch, so two batches never wait on each other in a cycle (PostgreSQL).
+  const ordered = [...runs].sort((a, b) => (a.accountId + a.appVersionId < b.accountId + b.appVersionId ? -1 : 1));
+  await db('runs').insert(ordered.map(fromRun));
   return runs.map(() => undefined);
 }
 
@@ -47,22 +50,21 @@ export async function countQueuedAhead(db: Knex, runs: readonly Run[]): Promise<
 
 /**
  * For each account, the estimated GPU-seconds of its runs in flight: per app version, the runs
- * in flight times the mean of the version's latest finished runs. Counted in the database (one
- * row per account and version), so thousands of queued runs cost one index range scan.
+ * in flight (counted by triggers in `runs_in_flight`) times the mean of the version's latest
+ * finished runs. One row per account and version, however long the queue.
  */
 export async function estimateInFlight(db: Knex, accountIds: readonly string[]): Promise<number[]> {
   const unique = [...new Set(accountIds)];
   const rows = rawRows(
     await db.raw(
-      `SELECT active.account_id AS account_id, active.n AS n,
+      `SELECT f.account_id AS account_id, f.n AS n,
               (SELECT AVG(recent.gpu_seconds) FROM (
                  SELECT gpu_seconds FROM runs
-                  WHERE app_version_id = active.app_version_id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
+                  WHERE app_version_id = f.app_version_id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
                   ORDER BY finished_at DESC LIMIT ${ESTIMATE_WINDOW}) recent) AS mean
-         FROM (SELECT account_id, app_version_id, COUNT(*) AS n FROM runs
-                WHERE account_id IN (${marks(unique.length)}) AND status IN (${marks(ACTIVE_STATUSES.length)})
-                GROUP BY account_id, app_version_id) active`,
-      [...unique, ...ACTIVE_STATUSES],
+         FROM runs_in_flight f
+        WHERE f.account_id IN (${marks(unique.length)}) AND f.n > 0`,
+      unique,
     ),
   );
   const totals = new Map<string, number>();

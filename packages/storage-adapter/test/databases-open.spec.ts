@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository, migrate, openDatabase } from '@runload/storage-adapter';
+import { undoLatestMigration } from '../src/migrations.js';
+import { fromRun as fromRunRow } from '../src/run-row.js';
 import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
 
 const T = Date.UTC(2026, 0, 1);
@@ -71,6 +73,16 @@ describe('SQLite database file', () => {
     const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? first : other).claimNextQueued(`d${i}`, new Date(T + 60_000), new Date(T))));
     expect(new Set(claims.map((c) => c?.id)).size).to.equal(40);
   });
+
+  it('upgrading a database with runs in flight counts them for the GPU estimate (migration 003)', async () => {
+    const { accountId, appVersionId } = await seed(t.db);
+    const runs = new KnexRunRepository(t.db);
+    await runs.create({ ...aRun(accountId, appVersionId, 0), status: 'succeeded', finishedAt: new Date(T + 1), metrics: { queueMs: 1, runMs: 1, gpuSeconds: 2 } });
+    await undoLatestMigration(t.db);
+    for (const ms of [1, 2, 3]) await t.db('runs').insert({ ...fromRunRow(aRun(accountId, appVersionId, ms)) });
+    await migrate(t.db);
+    expect(await runs.estimateInFlightGpuSeconds(accountId)).to.equal(6);
+  });
 });
 
 describe('PostgreSQL schema per test database', function () {
@@ -89,10 +101,12 @@ describe('PostgreSQL schema per test database', function () {
     const tables = async () =>
       ((await t?.db.raw('SELECT table_name FROM information_schema.tables WHERE table_schema = ? ORDER BY table_name', [schema])) as { rows: { table_name: string }[] }).rows.map((r) => r.table_name);
     const before = await tables();
-    expect(before).to.include.members(['accounts', 'api_keys', 'app_versions', 'assets', 'gpu_charges', 'runs', 'runload_migrations']);
+    expect(before).to.include.members(['accounts', 'api_keys', 'app_versions', 'assets', 'gpu_charges', 'runs', 'runs_in_flight', 'runload_migrations']);
+    const applied = async () => Number((await t?.db('runload_migrations').count<{ n: string }[]>({ n: '*' }))?.[0]?.n);
+    const migrations = await applied();
     await migrate(t.db);
     await migrate(t.another());
     expect(await tables()).to.deep.equal(before);
-    expect(Number((await t.db('runload_migrations').count<{ n: string }[]>({ n: '*' }))[0]?.n)).to.equal(2);
+    expect(await applied()).to.equal(migrations);
   });
 });

@@ -367,6 +367,23 @@ export function describeRunRepositoryContract(
         expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'two runs at mean 3, one of a version never finished').to.equal(6);
         expect(await runs.estimateInFlightGpuSeconds(OTHER_ACCOUNT)).to.equal(3);
       });
+
+      it('follows runs in and out of flight: finished, canceled, requeued or deleted', async () => {
+        const [known] = await store(queued(0, { status: 'succeeded', finishedAt: at(1), metrics: { queueMs: 1, runMs: 1, gpuSeconds: 5 } }));
+        const [a, b, c] = await store(queued(2), queued(3), queued(4, { status: 'running' }));
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'three in flight at mean 5').to.equal(15);
+        await runs.update((a as Run).id, { status: 'running' });
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'queued to running: still in flight').to.equal(15);
+        await runs.update((a as Run).id, { status: 'failed', finishedAt: at(5) });
+        await runs.update((b as Run).id, { status: 'canceled' });
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'one left').to.equal(5);
+        await runs.update((b as Run).id, { status: 'queued' });
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'back in flight').to.equal(10);
+        await runs.delete((c as Run).id);
+        await runs.delete((known as Run).id);
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT), 'in flight, but no finished run to estimate from').to.equal(0);
+        expect(await runs.countActive(ACCOUNT)).to.equal(1);
+      });
     });
   });
 }
