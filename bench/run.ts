@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { machine, ROOT } from './harness.js';
+import { benchDispatch } from './dispatch-overhead.js';
 import { benchHttpPaths } from './http-paths.js';
 
 const quick = process.argv.includes('--quick');
@@ -27,5 +28,6 @@ const fake = await startFakeComfyUI({ executionMs: 0 });
 fake.pause();
 await benchHttpPaths({ quick, say, fakeUrl: fake.url });
 await fake.close();
+await benchDispatch({ quick, say });
 
 if (!quick) writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), `${lines.join('\n')}\n`);

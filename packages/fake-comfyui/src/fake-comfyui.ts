@@ -39,6 +39,8 @@ export class FakeComfyUI {
   readonly prompts: AcceptedPrompt[] = [];
   /** Requests received, by route (`POST /upload/image`, `GET /view`, …), for tests that act mid-request. */
   readonly requestCounts = new Map<string, number>();
+  /** When each prompt's execution ended (epoch ms), for benchmarks of what a client adds after it. */
+  readonly finishedAt = new Map<string, number>();
   port: number;
   private readonly state = new FakeState();
   private readonly settings: WorkerSettings;
@@ -144,6 +146,7 @@ export class FakeComfyUI {
     this.hub.broadcastStatus();
     const generation = this.generation;
     void this.worker.execute(item).finally(() => {
+      this.finishedAt.set(item.promptId, performance.timeOrigin + performance.now());
       if (generation === this.generation) setImmediate(() => this.pump());
     });
   }

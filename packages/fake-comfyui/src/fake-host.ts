@@ -11,6 +11,8 @@ export interface AcceptedPrompt {
   readonly prompt: unknown;
   readonly client_id: string | undefined;
   readonly extra_data: Record<string, unknown>;
+  /** When it was accepted (epoch ms), for benchmarks of what a client adds before it. */
+  readonly received_at: number;
 }
 
 export interface FakeHost {

@@ -42,7 +42,7 @@ export async function postPrompt(host: FakeHost, req: IncomingMessage, res: Serv
   }
   const item: QueueItem = { number, promptId, prompt, extraData, outputs: result.outputs };
   state.pending.push(item);
-  host.prompts.push({ prompt_id: promptId, number, prompt: received, client_id: extraData['client_id'] as string | undefined, extra_data: extraData });
+  host.prompts.push({ prompt_id: promptId, number, prompt: received, client_id: extraData['client_id'] as string | undefined, extra_data: extraData, received_at: performance.timeOrigin + performance.now() });
   host.hub.broadcastStatus();
   sendJson(res, 200, { prompt_id: promptId, number, node_errors: result.nodeErrors });
   setImmediate(() => host.pump());

@@ -1,0 +1,130 @@
+/**
+ * Benchmark 4: what runload adds around a GPU's time, against the fake ComfyUI executing
+ * instantly. One run in flight at a time: from the create request to the backend receiving the
+ * prompt, and from the backend finishing to the poll showing `succeeded`. Then end to end: runs
+ * completed per second with 16 concurrent clients, against what the fake completes alone when 16
+ * clients drive it directly. The fake runs in this process, so its timestamps and the client's
+ * share one clock.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { startRunload } from './http-paths.js';
+
+const now = () => performance.timeOrigin + performance.now();
+const TERMINAL = new Set(['succeeded', 'failed', 'canceled', 'expired']);
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+interface Client {
+  readonly url: string;
+  readonly auth: Record<string, string>;
+  readonly app: string;
+  readonly image: string;
+}
+
+async function createRun(c: Client): Promise<string> {
+  const res = await fetch(`${c.url}/api/v1/apps/${c.app}`, {
+    method: 'POST',
+    headers: { ...c.auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ inputs: { '1:image': c.image } }),
+  });
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { run_id: string }).run_id;
+}
+
+/** Polls back to back until the run is terminal; resolves with its status and when it was seen. */
+async function pollUntilDone(c: Client, runId: string, intervalMs = 0): Promise<{ status: string; seenAt: number }> {
+  for (;;) {
+    const res = await fetch(`${c.url}/api/v1/runs/${runId}`, { headers: c.auth });
+    const seenAt = now();
+    const { status } = (await res.json()) as { status: string };
+    if (TERMINAL.has(status)) return { status, seenAt };
+    if (intervalMs > 0) await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** The fake alone: `clients` loops of POST /prompt, each waiting for its prompt in /history. */
+async function fakeAlone(fake: FakeComfyUI, workflow: Record<string, unknown>, clients: number, seconds: number): Promise<number> {
+  let done = 0;
+  const until = now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (now() < until) {
+        const id = randomUUID();
+        const res = await fetch(`${fake.url}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: workflow, prompt_id: id, client_id: 'bench' }) });
+        if (res.status !== 200) throw new Error(`fake /prompt: ${res.status} ${await res.text()}`);
+        while (!fake.finishedAt.has(id)) await new Promise((r) => setTimeout(r, 1));
+        const history = (await (await fetch(`${fake.url}/history/${id}`)).json()) as Record<string, unknown>;
+        if (!history[id]) throw new Error('fake: no history for a finished prompt');
+        done += 1;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+export async function benchDispatch(options: { quick: boolean; say: (line: string) => void }): Promise<void> {
+  const { say, quick } = options;
+  const runs = quick ? 100 : 1000;
+  const seconds = quick ? 3 : 10;
+  const fake = await startFakeComfyUI({ executionMs: 0 });
+  const server = await startRunload('dispatch', {}, fake.url);
+  const form = new FormData();
+  form.append('file', new Blob([makePng(8, 8, (x, y) => [x * 30, y * 30, 128, 255])], { type: 'image/png' }), 'in.png');
+  const uploaded = (await (await fetch(`${server.url}/api/v1/assets`, { method: 'POST', headers: server.auth, body: form })).json()) as { asset_id: string };
+  const client: Client = { url: server.url, auth: server.auth, app: server.app, image: uploaded.asset_id };
+
+  say('## 4. Dispatch overhead and throughput against the fake ComfyUI executing instantly');
+  const toBackend: number[] = [];
+  const toPoll: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const sentAt = now();
+    const runId = await createRun(client);
+    const { status, seenAt } = await pollUntilDone(client, runId);
+    if (status !== 'succeeded') throw new Error(`run ${runId} ended ${status}`);
+    const received = fake.prompts.find((p) => p.prompt_id === runId)?.received_at;
+    const finished = fake.finishedAt.get(runId);
+    if (received === undefined || finished === undefined) throw new Error(`run ${runId}: the fake never ran it`);
+    toBackend.push(received - sentAt);
+    toPoll.push(seenAt - finished);
+  }
+  const line = (name: string, v: number[]) => {
+    const met = percentile(v, 50) < 5 && percentile(v, 99) < 50;
+    return `- ${name}: p50 ${ms(percentile(v, 50))}, p99 ${ms(percentile(v, 99))} over ${v.length} runs (target p50 < 5 ms, p99 < 50 ms): ${met ? 'meets the target' : '**misses the target**'}`;
+  };
+  say(line('from the create request to the backend receiving the prompt', toBackend));
+  say(line('from the backend finishing to the poll showing `succeeded` (polled back to back)', toPoll));
+
+  // End to end: 16 clients, each creating a run and polling it every 5 ms until it is done.
+  let completed = 0;
+  const until = now() + seconds * 1000;
+  const started = now();
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (now() < until) {
+        const { status } = await pollUntilDone(client, await createRun(client), 5);
+        if (status === 'succeeded') completed += 1;
+      }
+    }),
+  );
+  const runloadRate = completed / ((now() - started) / 1000);
+  await server.stop();
+  const workflow = JSON.parse(JSON.stringify(fake.prompts.at(-1)?.prompt ?? {})) as Record<string, unknown>;
+  const aloneRate = await fakeAlone(fake, workflow, 16, seconds);
+  await fake.close();
+  const share = runloadRate / aloneRate;
+  say(
+    `- end to end, 16 clients: ${runloadRate.toFixed(0)} runs/s completed through runload; the fake alone, driven by 16 clients: ${aloneRate.toFixed(0)} runs/s — ${(share * 100).toFixed(1)}% (target ≥ 90%): ${share >= 0.9 ? 'meets the target' : '**misses the target**'}`,
+  );
+  say('');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchDispatch({ quick: process.argv.includes('--quick'), say: (l) => process.stdout.write(`${l}\n`) });
+}
