@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { GpuCharge, GpuLedger } from '@runload/core';
 import { rawRows } from './columns.js';
+import { calendarMonthOf } from './migration-gpu-usage-monthly.js';
 import { guarded } from './storage-errors.js';
 import { TickBatch } from './tick-batch.js';
 
@@ -37,14 +38,19 @@ export class KnexGpuLedger implements GpuLedger {
     for (const q of queries) periods.set(`${q.from}:${q.to}`, [...(periods.get(`${q.from}:${q.to}`) ?? []), q]);
     for (const [period, group] of periods) {
       const accounts = [...new Set(group.map((q) => q.accountId))];
+      const marks = accounts.map(() => '?').join(', ');
       const first = group[0] as UsedQuery;
+      // A calendar month (what run admission asks) has its running total; other periods are summed.
+      const month = calendarMonthOf(new Date(first.from), new Date(first.to));
       const rows = rawRows(
-        await this.db.raw(
-          `SELECT account_id, SUM(seconds) AS total FROM gpu_charges
-            WHERE account_id IN (${accounts.map(() => '?').join(', ')}) AND charged_at >= ? AND charged_at < ?
-            GROUP BY account_id`,
-          [...accounts, first.from, first.to],
-        ),
+        month
+          ? await this.db.raw(`SELECT account_id, seconds AS total FROM gpu_usage_monthly WHERE month = ? AND account_id IN (${marks})`, [month, ...accounts])
+          : await this.db.raw(
+              `SELECT account_id, SUM(seconds) AS total FROM gpu_charges
+                WHERE account_id IN (${marks}) AND charged_at >= ? AND charged_at < ?
+                GROUP BY account_id`,
+              [...accounts, first.from, first.to],
+            ),
       );
       for (const r of rows) totals.set(`${period}:${String(r['account_id'])}`, Number(r['total'] ?? 0));
     }

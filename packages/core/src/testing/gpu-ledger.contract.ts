@@ -62,5 +62,23 @@ export function describeGpuLedgerContract(name: string, setup: () => Promise<{ s
       const sums = await Promise.all(asks.map(([account, from, to]) => ledger.usedSeconds(account, new Date(from), new Date(to))));
       expect(sums).to.deep.equal([3, 4, 1, 0, 3]);
     });
+
+    it('sums calendar months (UTC), the periods run admission asks for, exactly at their edges', async () => {
+      const jan = Date.UTC(2026, 0, 1);
+      const feb = Date.UTC(2026, 1, 1);
+      const mar = Date.UTC(2026, 2, 1);
+      const duplicate = randomUUID();
+      await charge(1.25, jan);
+      await charge(2, feb - 1);
+      await charge(4, feb, ACCOUNT, duplicate);
+      await charge(99, feb + 5, ACCOUNT, duplicate);
+      await charge(8, mar - 1);
+      await charge(16, feb + 1, OTHER_ACCOUNT);
+      const month = (from: number, to: number, account: string = ACCOUNT) => ledger.usedSeconds(account, new Date(from), new Date(to));
+      expect(await month(jan, feb)).to.equal(3.25);
+      expect(await month(feb, mar)).to.equal(12);
+      expect(await month(feb, mar, OTHER_ACCOUNT)).to.equal(16);
+      expect(await month(mar, Date.UTC(2026, 3, 1))).to.equal(0);
+    });
   });
 }
