@@ -33,7 +33,7 @@ const fmt = (r: LoadResult) =>
 const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)}%`;
 const verdict = (met: boolean) => (met ? 'meets the target' : '**misses the target**');
 
-interface RunloadServer {
+export interface RunloadServer {
   readonly url: string;
   readonly pid: number;
   readonly key: string;
@@ -43,8 +43,16 @@ interface RunloadServer {
   stop(): Promise<void>;
 }
 
-/** A data directory with an account, a key and the example app, and the server on it. */
-export async function startRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { profileDir?: string; uploadMiB?: number } = {}): Promise<RunloadServer> {
+export interface PreparedData {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+  readonly key: string;
+  readonly accountId: string;
+  readonly app: string;
+}
+
+/** A data directory (or PostgreSQL database, through `extra`) with an account, a key and the example app. */
+export async function prepareRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { uploadMiB?: number } = {}): Promise<PreparedData> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `runload-bench-${name}-`));
   const limitsFile = path.join(dir, 'limits.json');
   writeFileSync(limitsFile, JSON.stringify(RAISED_LIMITS));
@@ -58,21 +66,33 @@ export async function startRunload(name: string, extra: Record<string, string>, 
     ...extra,
   };
   const account = await cli(['accounts', 'create', '--name', 'bench', '--tier', 'ultra'], env);
-  const key = String((await cli(['keys', 'create', '--account', String(account['account_id'])], env))['api_key']);
+  const accountId = String(account['account_id']);
+  const key = String((await cli(['keys', 'create', '--account', accountId], env))['api_key']);
   const app = String((await cli(['apps', 'publish', '--name', 'b', '--workflow', path.join(ROOT, 'examples/workflows/image-blur.api.json')], env))['app_version_id']);
-  const server = await startListening('packages/server/src/cli/main.ts', ['serve'], env, options.profileDir ? { profileDir: options.profileDir } : {});
+  return { dir, env, key, accountId, app };
+}
+
+/** The server on prepared data, in its own process; `stop` also removes the data directory. */
+export async function startOn(data: PreparedData, options: { profileDir?: string } = {}): Promise<RunloadServer> {
+  const server = await startListening('packages/server/src/cli/main.ts', ['serve'], data.env, options.profileDir ? { profileDir: options.profileDir } : {});
   return {
     url: server.url,
     pid: server.pid,
-    key,
-    app,
-    dir,
-    auth: { authorization: `Bearer ${key}` },
+    key: data.key,
+    app: data.app,
+    dir: data.dir,
+    auth: { authorization: `Bearer ${data.key}` },
     stop: async () => {
       await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(data.dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A data directory with an account, a key and the example app, and the server on it. */
+export async function startRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { profileDir?: string; uploadMiB?: number } = {}): Promise<RunloadServer> {
+  const data = await prepareRunload(name, extra, fakeUrl, options.uploadMiB !== undefined ? { uploadMiB: options.uploadMiB } : {});
+  return startOn(data, options.profileDir ? { profileDir: options.profileDir } : {});
 }
 
 async function createRun(server: RunloadServer): Promise<string> {

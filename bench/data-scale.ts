@@ -1,0 +1,125 @@
+/**
+ * Benchmark 5: poll and create latency on a database with 1,000,000 runs and 1,000,000 assets
+ * against the same with 1,000 (SQLite, the default deployment), in alternating rounds, and the
+ * query plans of the hot queries on the large one.
+ * @module
+ */
+import type { Knex } from 'knex';
+import { newQueuedRun } from '@runload/core';
+import { KnexAssetRepository, KnexGpuLedger, KnexRunRepository, openDatabase } from '@runload/storage-adapter';
+import { autocannon } from './harness.js';
+import { prepareRunload, startOn, type PreparedData, type RunloadServer } from './http-paths.js';
+import { seedHistory } from './seed-history.js';
+
+const ROUNDS = 3;
+
+interface Sized {
+  readonly label: string;
+  readonly data: PreparedData;
+  server?: RunloadServer;
+  runId?: string;
+  readonly poll: number[];
+  readonly create: number[];
+}
+
+async function seeded(label: string, size: number, fakeUrl: string): Promise<Sized> {
+  const data = await prepareRunload(`scale-${label}`, {}, fakeUrl);
+  const db = openDatabase({ dataDir: data.dir });
+  try {
+    await seedHistory(db, { runs: size, assets: size, accountId: data.accountId, appVersionId: data.app });
+  } finally {
+    await db.destroy();
+  }
+  return { label, data, poll: [], create: [] };
+}
+
+const median = (v: readonly number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
+
+/** The plans SQLite chooses for the hot queries, as the repositories issue them. */
+async function hotQueryPlans(db: Knex, accountId: string, appVersionId: string): Promise<{ name: string; plan: string }[]> {
+  const runs = new KnexRunRepository(db);
+  const probe = newQueuedRun({ id: 'cccccccc-0000-4000-8000-000000000005', accountId, appVersionId, createdAt: new Date(), inputs: {}, workflow: {} });
+  const cases: [string, () => Promise<unknown>][] = [
+    ['run by id', () => runs.get(probe.id)],
+    ['queue position', () => runs.queuePosition(probe)],
+    ['GPU seconds in flight', () => runs.estimateInFlightGpuSeconds(accountId)],
+    ['GPU seconds used this month', () => new KnexGpuLedger(db).usedSeconds(accountId, new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1)), new Date())],
+    ['asset by id', () => new KnexAssetRepository(db).get('dddddddd-0000-4000-8000-00000000000a')],
+    ['first page of the account’s runs', () => runs.listByAccount(accountId, { limit: 20 })],
+  ];
+  const plans: { name: string; plan: string }[] = [];
+  for (const [name, work] of cases) {
+    const captured: { sql: string; bindings: readonly unknown[] }[] = [];
+    const listen = (q: { sql: string; bindings?: unknown[] }) => captured.push({ sql: q.sql, bindings: q.bindings ?? [] });
+    db.on('query', listen);
+    await work();
+    db.removeListener('query', listen);
+    for (const q of captured) {
+      const rows = (await db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings as Knex.RawBinding[])) as { detail: string }[];
+      plans.push({ name, plan: rows.map((r) => r.detail).join('; ') });
+    }
+  }
+  return plans;
+}
+
+async function readPlans(s: Sized): Promise<{ name: string; plan: string }[]> {
+  const db = openDatabase({ dataDir: s.data.dir });
+  try {
+    return await hotQueryPlans(db, s.data.accountId, s.data.app);
+  } finally {
+    await db.destroy();
+  }
+}
+
+export async function benchScale(options: { quick: boolean; say: (line: string) => void; fakeUrl: string }): Promise<void> {
+  const { say, quick } = options;
+  const large = quick ? 100_000 : 1_000_000;
+  const seconds = quick ? 2 : 4;
+  say(`## 5. Scale of data: ${large.toLocaleString('en')} runs and assets against 1,000 (SQLite)`);
+  const started = Date.now();
+  const sizes = [await seeded('small', 1000, options.fakeUrl), await seeded('large', large, options.fakeUrl)];
+  say(`- seeded with recursive-CTE INSERT … SELECT in ${((Date.now() - started) / 1000).toFixed(0)} s; the benchmark's account owns a tenth of the runs and assets, spread over 180 days with GPU charges, the rest belongs to 2,000 other accounts and 100 app versions`);
+  const plans = await readPlans(sizes[1] as Sized);
+  for (const s of sizes) {
+    s.server = await startOn(s.data);
+    const res = await fetch(`${s.server.url}/api/v1/apps/${s.data.app}`, { method: 'POST', headers: { ...s.server.auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
+    s.runId = ((await res.json()) as { run_id: string }).run_id;
+  }
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const s of round % 2 === 0 ? sizes : [...sizes].reverse()) {
+      const server = s.server as RunloadServer;
+      const poll = await autocannon(`${server.url}/api/v1/runs/${s.runId}`, { connections: 8, seconds, headers: server.auth });
+      const create = await autocannon(`${server.url}/api/v1/apps/${server.app}`, {
+        connections: 8,
+        seconds,
+        method: 'POST',
+        headers: { ...server.auth, 'content-type': 'application/json' },
+        body: '{"inputs":{}}',
+      });
+      s.poll.push(poll.p50);
+      s.create.push(create.p50);
+    }
+  }
+  const [small, big] = sizes as [Sized, Sized];
+  for (const [what, a, b] of [['poll', small.poll, big.poll], ['create', small.create, big.create]] as const) {
+    const ratio = median(b) / Math.max(median(a), 0.5);
+    say(
+      `- ${what} latency p50 (8 connections, ${ROUNDS} alternating rounds of ${seconds} s): 1,000 rows ${a.join('/')} ms, ${large.toLocaleString('en')} rows ${b.join('/')} ms; median ratio ${ratio.toFixed(2)}× (target ≤ 1.2×): ${ratio <= 1.2 ? 'meets the target' : '**misses the target**'}`,
+    );
+  }
+  for (const s of sizes) await s.server?.stop();
+  for (const { name, plan } of plans) {
+    const indexed = /SEARCH/.test(plan) && !/\bSCAN (runs|assets|gpu_charges|runs_in_flight)\b/.test(plan);
+    say(`- plan of ${name} on the large database: ${indexed ? 'uses its index' : '**scans a table**'}: \`${plan}\``);
+  }
+
+  say('');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { startFakeComfyUI } = await import('@runload/fake-comfyui');
+  const fake = await startFakeComfyUI({ executionMs: 0 });
+  fake.pause();
+  await benchScale({ quick: process.argv.includes('--quick'), say: (l) => process.stdout.write(`${l}\n`), fakeUrl: fake.url });
+  await fake.close();
+}

@@ -1,0 +1,68 @@
+/**
+ * Seeds a runload database with a history, in set-based SQL (recursive CTEs on SQLite): other
+ * accounts, app versions, finished runs with their GPU charges, and assets. The benchmark's own
+ * account owns a tenth of the runs and assets, spread over the last 180 days like the rest.
+ * @module
+ */
+import type { Knex } from 'knex';
+
+export interface HistoryShape {
+  readonly runs: number;
+  readonly assets: number;
+  /** The account whose requests the benchmark times. */
+  readonly accountId: string;
+  /** An app version to copy the workflow of. */
+  readonly appVersionId: string;
+}
+
+const OTHER_ACCOUNTS = 2000;
+const APP_VERSIONS = 100;
+const DAYS = 180;
+
+/** `id(expr)`: a UUID-shaped text from an integer expression, distinct per prefix. */
+const uuid = (prefix: string, expr: string) => `printf('${prefix}-0000-4000-8000-%012x', ${expr})`;
+
+function sequence(n: number): string {
+  return `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${n})`;
+}
+
+export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> {
+  const now = Date.now();
+  const span = DAYS * 86_400_000;
+  const owner = (i: string) => `CASE WHEN ${i} % 10 = 0 THEN '${shape.accountId}' ELSE ${uuid('aaaaaaaa', `${i} % ${OTHER_ACCOUNTS}`)} END`;
+  await db.raw(
+    `${sequence(OTHER_ACCOUNTS)}
+     INSERT INTO accounts (id, name, tier, status, created_at)
+     SELECT ${uuid('aaaaaaaa', 'i % ' + OTHER_ACCOUNTS)}, 'seeded ' || i, 'plus', 'active', ${now - span} FROM seq`,
+  );
+  await db.raw(
+    `${sequence(APP_VERSIONS)}
+     INSERT INTO app_versions (id, app_id, name, workflow, inputs, created_at, deleted_at)
+     SELECT ${uuid('bbbbbbbb', 'i')}, ${uuid('bbbbbbbb', 'i')}, 'seeded ' || i, v.workflow, v.inputs, ${now - span}, NULL
+       FROM seq, (SELECT workflow, inputs FROM app_versions WHERE id = ?) v`,
+    [shape.appVersionId],
+  );
+  // Finished runs: 90% succeeded, 8% failed, 2% canceled; one of the benchmark's app versions in ten.
+  await db.raw(
+    `${sequence(shape.runs)}
+     INSERT INTO runs (id, account_id, app_version_id, status, created_at, started_at, finished_at, inputs, workflow,
+                       progress, outputs, error, metrics, gpu_seconds, backend_id, lease_owner, lease_expires_at, cancel_requested)
+     SELECT ${uuid('cccccccc', 'i')}, ${owner('i')},
+            CASE WHEN i % 10 = 3 THEN ? ELSE ${uuid('bbbbbbbb', `1 + i % ${APP_VERSIONS}`)} END,
+            CASE WHEN i % 100 < 90 THEN 'succeeded' WHEN i % 100 < 98 THEN 'failed' ELSE 'canceled' END,
+            t, t + 200, t + 200 + 1000 + i % 5000, '{}', v.workflow, NULL, '[]', NULL,
+            '{"queueMs":200,"runMs":' || (1000 + i % 5000) || ',"gpuSeconds":' || ((1000 + i % 5000) / 1000.0) || '}',
+            (1000 + i % 5000) / 1000.0, 'http://gpu-' || (i % 4) || ':8188', NULL, NULL, 0
+       FROM (SELECT i, ${now - span} + i * ${Math.floor(span / Math.max(1, shape.runs))} AS t FROM seq) s,
+            (SELECT workflow FROM app_versions WHERE id = ?) v`,
+    [shape.appVersionId, shape.appVersionId],
+  );
+  await db.raw(`INSERT INTO gpu_charges (run_id, account_id, seconds, charged_at) SELECT id, account_id, gpu_seconds, finished_at FROM runs WHERE gpu_seconds IS NOT NULL`);
+  await db.raw(
+    `${sequence(shape.assets)}
+     INSERT INTO assets (id, account_id, filename, content_type, size, sha256, created_at)
+     SELECT ${uuid('dddddddd', 'i')}, ${owner('i')}, 'seeded-' || i || '.png', 'image/png', 1000 + i % 100000,
+            printf('%064x', i), ${now - span} + i * ${Math.floor(span / Math.max(1, shape.assets))}
+       FROM seq`,
+  );
+}
