@@ -91,3 +91,19 @@ export function machine(): string {
   const mem = Number(/MemTotal:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 1024 / 1024;
   return `${cores} cores (${cpu}), ${mem.toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}`;
 }
+
+/** Latency of one client making requests back to back for `seconds`, in ms with µs precision. */
+export async function sequentialLatency(url: string, init: RequestInit, seconds: number): Promise<{ p50: number; p99: number; n: number }> {
+  const times: number[] = [];
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    const t0 = performance.now();
+    const res = await fetch(url, init);
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status}`);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99), n: times.length };
+}

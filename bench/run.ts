@@ -9,6 +9,7 @@ import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { machine, ROOT } from './harness.js';
 import { benchDispatch } from './dispatch-overhead.js';
+import { benchScale } from './data-scale.js';
 import { benchHttpPaths } from './http-paths.js';
 
 const quick = process.argv.includes('--quick');
@@ -27,6 +28,7 @@ say('');
 const fake = await startFakeComfyUI({ executionMs: 0 });
 fake.pause();
 await benchHttpPaths({ quick, say, fakeUrl: fake.url });
+await benchScale({ quick, say, fakeUrl: fake.url });
 await fake.close();
 await benchDispatch({ quick, say });
 
