@@ -28,8 +28,8 @@ say('');
 const fake = await startFakeComfyUI({ executionMs: 0 });
 fake.pause();
 await benchHttpPaths({ quick, say, fakeUrl: fake.url });
+await benchDispatch({ quick, say });
 await benchScale({ quick, say, fakeUrl: fake.url });
 await fake.close();
-await benchDispatch({ quick, say });
 
 if (!quick) writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), `${lines.join('\n')}\n`);
