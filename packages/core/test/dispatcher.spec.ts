@@ -146,6 +146,7 @@ describe('Dispatcher', () => {
     const original = t.executor.submit.bind(t.executor);
     t.executor.submit = async (backendId, job) => {
       // This dispatcher stalled past its lease; another took the run over meanwhile.
+      t.w.clock.advance(30_001);
       await t.w.ports.runs.update(job.runId, { leaseOwner: 'instance-b' });
       return original(backendId, job);
     };
@@ -154,6 +155,34 @@ describe('Dispatcher', () => {
     await eventually(async () => t.logs.some((l) => l.startsWith('claim lost')), 'the dispatcher to give the run up');
     expect(t.executor.submitted).to.have.length(0);
     expect((await t.w.ports.runs.get(run.id))?.leaseOwner).to.equal('instance-b');
+    await t.dispatcher.stop();
+  });
+
+  it('sends a freshly claimed run without asking the database again, but re-verifies a claim a quarter of a lease old', async () => {
+    const t = await setup();
+    const original = t.executor.submit.bind(t.executor);
+    let stallMs = 0;
+    t.executor.submit = async (backendId, job) => {
+      t.w.clock.advance(stallMs);
+      return original(backendId, job);
+    };
+    let verifications = 0;
+    const update = t.w.ports.runs.update.bind(t.w.ports.runs);
+    t.w.ports.runs.update = async (id, patch, guard) => {
+      if (patch.leaseExpiresAt && guard?.leaseOwner) verifications += 1;
+      return update(id, patch, guard);
+    };
+    await t.dispatcher.start();
+    const fresh = await t.create();
+    await t.submitted(fresh.id);
+    expect(verifications, 'a fresh claim').to.equal(0);
+    const at = t.w.clock.nowMs();
+    t.executor.succeed(fresh.id, [], { startedAtMs: at, finishedAtMs: at + 1 });
+    await t.status(fresh.id, 'succeeded');
+    stallMs = 7_500;
+    const stalled = await t.create();
+    await t.submitted(stalled.id);
+    expect(verifications, 'a claim a quarter of the lease old').to.equal(1);
     await t.dispatcher.stop();
   });
 

@@ -149,7 +149,10 @@ export class Dispatcher {
           if (!backendId) break;
           const run = await this.deps.runs.claimNextQueued(this.options.owner, this.leaseUntil(), this.deps.clock.now());
           if (!run) break;
-          await this.dispatch(run, backendId);
+          // Counted on its backend at once, and sent while the next run is claimed: a backend with
+          // room for several runs gets them without waiting for each prompt's round trips in turn.
+          const tracked = this.track(run.id, backendId);
+          this.background(() => this.dispatch(run, tracked));
         }
       } while (this.pumpAgain && !this.stopping);
     } finally {
@@ -157,17 +160,24 @@ export class Dispatcher {
     }
   }
 
-  private async dispatch(claimed: Run, backendId: string): Promise<void> {
-    // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
-    const run = await this.deps.runs.update(claimed.id, { backendId }, { status: ['queued'], leaseOwner: this.options.owner });
-    if (!run) return;
-    const tracked = this.track(run.id, backendId);
+  private async dispatch(claimed: Run, tracked: Tracked): Promise<void> {
+    const { backendId } = tracked;
+    const claimedAtMs = this.deps.clock.nowMs();
+    let run: Run | null = null;
     try {
+      // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
+      run = await this.deps.runs.update(claimed.id, { backendId }, { status: ['queued'], leaseOwner: this.options.owner });
+      if (!run) {
+        this.untrack(claimed.id);
+        return;
+      }
       const built = await buildExecutionJob(run, this.deps.appVersions, this.deps.assets, this.deps.blobs);
       // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
-      // must not send a prompt another dispatcher may already have sent.
+      // must not send a prompt another dispatcher may already have sent. Within a quarter of the
+      // lease of the claim, nobody else can hold it (a takeover waits for the lease to expire).
       const stillClaimed = async () =>
-        (await this.deps.runs.update(run.id, { leaseExpiresAt: this.leaseUntil() }, { status: ['queued'], leaseOwner: this.options.owner })) !== null;
+        this.deps.clock.nowMs() - claimedAtMs < this.options.leaseMs / 4 ||
+        (await this.deps.runs.update(claimed.id, { leaseExpiresAt: this.leaseUntil() }, { status: ['queued'], leaseOwner: this.options.owner })) !== null;
       const result = await this.deps.executor.submit(backendId, { ...built, stillClaimed });
       if (!result.accepted) {
         this.untrack(run.id);
@@ -175,12 +185,12 @@ export class Dispatcher {
         return;
       }
     } catch (error) {
-      this.untrack(run.id);
+      this.untrack(claimed.id);
       if (CoreError.hasCode(error, 'INVALID_TRANSITION')) {
-        this.options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: run.id });
+        this.options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: claimed.id });
         return;
       }
-      if (CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) {
+      if (run && CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) {
         this.options.log('warn', 'backend unreachable at submit; run queued again', { runId: run.id, backendId });
         await this.deps.lifecycle.requeue(run);
         return;
