@@ -6,12 +6,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
 import { autocannon, cli, peakRssMiB, ROOT, startListening, type LoadResult } from './harness.js';
-import { summarizeProfile } from './profile-summary.js';
+import { summarizeProfileDir } from './profile-summary.js';
 
 export interface BenchOptions {
   readonly quick: boolean;
@@ -106,13 +106,8 @@ async function profileUnder(options: BenchOptions, what: string, load: (server: 
   const server = await startRunload('profile', {}, options.fakeUrl, { profileDir });
   await load(server);
   await server.stop();
-  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-  if (file) {
-    const shares = summarizeProfile(path.join(profileDir, file))
-      .filter((s) => s.share >= 0.01)
-      .map((s) => `${(s.share * 100).toFixed(0)}% ${s.component}`);
-    options.say(`- where the server's time goes (${what}, CPU profile): ${shares.join('; ')}`);
-  }
+  const summary = summarizeProfileDir(profileDir);
+  if (summary) options.say(`- where the server's time goes (${what}, CPU profile): ${summary}`);
   rmSync(profileDir, { recursive: true, force: true });
 }
 

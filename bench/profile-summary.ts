@@ -3,7 +3,8 @@
  * BENCHMARKS.md can show what bounds a figure that misses its target.
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 interface ProfileNode {
   readonly id: number;
@@ -45,4 +46,15 @@ export function summarizeProfile(file: string): { component: string; share: numb
     all += dt;
   });
   return [...totals.entries()].map(([component, t]) => ({ component, share: t / all })).sort((a, b) => b.share - a.share);
+}
+
+/** The summary of the (largest) profile written into `dir`, as one line, or null when there is none. */
+export function summarizeProfileDir(dir: string): string | null {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  const largest = files.map((f) => ({ f, size: statSync(path.join(dir, f)).size })).sort((a, b) => b.size - a.size)[0];
+  if (!largest) return null;
+  return summarizeProfile(path.join(dir, largest.f))
+    .filter((s) => s.share >= 0.01)
+    .map((s) => `${(s.share * 100).toFixed(0)}% ${s.component}`)
+    .join('; ');
 }
