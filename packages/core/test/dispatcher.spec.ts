@@ -158,34 +158,6 @@ describe('Dispatcher', () => {
     await t.dispatcher.stop();
   });
 
-  it('sends a freshly claimed run without asking the database again, but re-verifies a claim a quarter of a lease old', async () => {
-    const t = await setup();
-    const original = t.executor.submit.bind(t.executor);
-    let stallMs = 0;
-    t.executor.submit = async (backendId, job) => {
-      t.w.clock.advance(stallMs);
-      return original(backendId, job);
-    };
-    let verifications = 0;
-    const update = t.w.ports.runs.update.bind(t.w.ports.runs);
-    t.w.ports.runs.update = async (id, patch, guard) => {
-      if (patch.leaseExpiresAt && guard?.leaseOwner) verifications += 1;
-      return update(id, patch, guard);
-    };
-    await t.dispatcher.start();
-    const fresh = await t.create();
-    await t.submitted(fresh.id);
-    expect(verifications, 'a fresh claim').to.equal(0);
-    const at = t.w.clock.nowMs();
-    t.executor.succeed(fresh.id, [], { startedAtMs: at, finishedAtMs: at + 1 });
-    await t.status(fresh.id, 'succeeded');
-    stallMs = 7_500;
-    const stalled = await t.create();
-    await t.submitted(stalled.id);
-    expect(verifications, 'a claim a quarter of the lease old').to.equal(1);
-    await t.dispatcher.stop();
-  });
-
   it('requeues a run when the backend is unreachable at submit', async () => {
     const t = await setup();
     const run = await t.create();

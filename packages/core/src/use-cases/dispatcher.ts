@@ -128,7 +128,8 @@ export class Dispatcher {
   private async pickBackend(): Promise<string | null> {
     const health = await this.deps.executor.health();
     const load = new Map<string, number>();
-    for (const t of this.tracked.values()) load.set(t.backendId, (load.get(t.backendId) ?? 0) + 1);
+    // A run whose outcome is being stored no longer occupies its backend.
+    for (const t of this.tracked.values()) if (!t.finishing) load.set(t.backendId, (load.get(t.backendId) ?? 0) + 1);
     const free = health.backends
       .filter((b) => b.healthy && (load.get(b.id) ?? 0) < this.options.depth)
       .sort((a, b) => (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0));
@@ -162,7 +163,6 @@ export class Dispatcher {
 
   private async dispatch(claimed: Run, tracked: Tracked): Promise<void> {
     const { backendId } = tracked;
-    const claimedAtMs = this.deps.clock.nowMs();
     let run: Run | null = null;
     try {
       // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
@@ -173,10 +173,9 @@ export class Dispatcher {
       }
       const built = await buildExecutionJob(run, this.deps.appVersions, this.deps.assets, this.deps.blobs);
       // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
-      // must not send a prompt another dispatcher may already have sent. Within a quarter of the
-      // lease of the claim, nobody else can hold it (a takeover waits for the lease to expire).
+      // must not send a prompt another dispatcher may already have sent, nor one whose run was
+      // queued again meanwhile.
       const stillClaimed = async () =>
-        this.deps.clock.nowMs() - claimedAtMs < this.options.leaseMs / 4 ||
         (await this.deps.runs.update(claimed.id, { leaseExpiresAt: this.leaseUntil() }, { status: ['queued'], leaseOwner: this.options.owner })) !== null;
       const result = await this.deps.executor.submit(backendId, { ...built, stillClaimed });
       if (!result.accepted) {
@@ -215,12 +214,13 @@ export class Dispatcher {
   }
 
   private follow(runId: string, backendId: string, tracked: Tracked): void {
-    tracked.stopFollowing = this.deps.executor.follow(backendId, runId, (event) => this.background(() => this.onEvent(runId, event)));
+    tracked.stopFollowing = this.deps.executor.follow(backendId, runId, (event) => this.background(() => this.onEvent(runId, event, tracked)));
   }
 
-  private async onEvent(runId: string, event: ExecutionEvent): Promise<void> {
-    const tracked = this.tracked.get(runId);
-    if (!tracked) return;
+  private async onEvent(runId: string, event: ExecutionEvent, tracked: Tracked): Promise<void> {
+    // An event of an earlier following of this run (one taken over, found lost and queued again)
+    // must not touch the run as it is dispatched now.
+    if (this.tracked.get(runId) !== tracked) return;
     const run = await this.deps.runs.get(runId);
     if (!run) return this.untrack(runId);
     switch (event.type) {
@@ -246,6 +246,8 @@ export class Dispatcher {
   private async finish(run: Run, tracked: Tracked, result: TerminalExecutionState): Promise<void> {
     if (tracked.finishing) return;
     tracked.finishing = true;
+    // The backend is done with this run: it gets its next one while the outputs are stored.
+    this.wake();
     try {
       if (result.state === 'succeeded') {
         const files = await Promise.all(
