@@ -41,10 +41,10 @@ export class LocalBlobStore implements BlobStore {
     let writing: Promise<unknown> = Promise.resolve();
     const writeBatch = async () => {
       await writing;
-      const bytes = Buffer.concat(batch, batchSize);
+      const chunks = batch; // written as they are (writev), never copied into one buffer
       batch = [];
       batchSize = 0;
-      writing = file.write(bytes);
+      if (chunks.length > 0) writing = file.writev(chunks);
     };
     try {
       for await (const chunk of source) {
