@@ -158,6 +158,27 @@ describe('Dispatcher', () => {
     await t.dispatcher.stop();
   });
 
+  it('ignores a late "lost" of an earlier following once the run is dispatched anew', async () => {
+    const t = await setup();
+    const listeners: ((event: { type: 'lost' }) => void)[] = [];
+    const follow = t.executor.follow.bind(t.executor);
+    t.executor.follow = (backendId, runId, listener) => {
+      listeners.push(listener as (event: { type: 'lost' }) => void);
+      return follow(backendId, runId, listener);
+    };
+    await t.dispatcher.start();
+    const run = await t.create();
+    await t.submitted(run.id);
+    t.executor.forget(run.id); // the backend forgets it before it starts: queued and sent again
+    await eventually(async () => t.executor.submitted.length === 2 && t.executor.job(run.id), 'the second dispatch');
+    await eventually(async () => listeners.length === 2, 'the second following');
+    listeners[0]?.({ type: 'lost' }); // the first following's news arrives late
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.executor.submitted, 'sent twice in all, never a third time').to.have.length(2);
+    expect((await t.w.ports.runs.get(run.id))?.backendId).to.equal(IN_MEMORY_BACKEND);
+    await t.dispatcher.stop();
+  });
+
   it('requeues a run when the backend is unreachable at submit', async () => {
     const t = await setup();
     const run = await t.create();

@@ -222,6 +222,8 @@ export class Dispatcher {
     // must not touch the run as it is dispatched now.
     if (this.tracked.get(runId) !== tracked) return;
     const run = await this.deps.runs.get(runId);
+    // ... and it may have been given up and dispatched anew while it was read.
+    if (this.tracked.get(runId) !== tracked) return;
     if (!run) return this.untrack(runId);
     switch (event.type) {
       case 'started': {
@@ -239,7 +241,7 @@ export class Dispatcher {
       case 'finished':
         return this.finish(run, tracked, event.result);
       case 'lost':
-        return this.lose(run, 'The backend forgot the run after it started');
+        return this.lose(run, 'The backend forgot the run after it started', tracked);
     }
   }
 
@@ -276,8 +278,10 @@ export class Dispatcher {
     return { startedAtMs: start, finishedAtMs: Math.max(start, this.deps.clock.nowMs()) };
   }
 
-  private async lose(run: Run, message: string): Promise<void> {
+  /** @param following the following that found the run lost; nothing happens once it was replaced */
+  private async lose(run: Run, message: string, following?: Tracked): Promise<void> {
     const tracked = this.tracked.get(run.id);
+    if (following && tracked !== following) return;
     if (tracked?.finishing) return;
     this.untrack(run.id);
     if (run.status === 'queued' && !run.cancelRequested) {
@@ -356,11 +360,11 @@ export class Dispatcher {
       const now = this.deps.clock.nowMs();
       tracked.unreachableSinceMs ??= now;
       if (now - tracked.unreachableSinceMs >= this.options.backendGraceMs) {
-        await this.lose(run, 'The backend became unreachable while it held the run');
+        await this.lose(run, 'The backend became unreachable while it held the run', tracked);
       }
       return;
     }
-    if (state.state === 'unknown') return this.lose(run, 'The backend forgot the run after it started');
+    if (state.state === 'unknown') return this.lose(run, 'The backend forgot the run after it started', tracked);
     if (state.state === 'running' && run.status === 'queued') await this.deps.lifecycle.started(run, this.deps.clock.nowMs());
     if (state.state === 'succeeded' || state.state === 'failed' || state.state === 'interrupted') {
       await this.finish(run, tracked, state);
