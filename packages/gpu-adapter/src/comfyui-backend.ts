@@ -7,9 +7,10 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
-import { ComfyUiHttp } from './comfyui-http.js';
+import { ComfyUiHttp, StreamedBody } from './comfyui-http.js';
 import { ComfyUiSocket } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
+import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
 import { promptRefusal } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
@@ -124,15 +125,15 @@ export class ComfyUiBackend {
 
   /** The widget value of an uploaded file, or the refusal when the server will never take it. */
   private async upload(file: MediaFile) {
-    const chunks: Uint8Array[] = [];
-    for await (const c of await file.open()) chunks.push(c);
     const dot = file.filename.lastIndexOf('.');
-    const name = `${file.assetId}${dot > 0 ? file.filename.slice(dot).toLowerCase() : ''}`;
-    const form = new FormData();
-    form.append('image', new Blob(chunks, { type: file.contentType }), name);
-    form.append('type', 'input');
-    form.append('subfolder', MEDIA_SUBFOLDER);
-    const result = await this.http.request('POST', '/upload/image', form, { timeoutMs: TRANSFER_TIMEOUT_MS });
+    const extension = dot > 0 ? file.filename.slice(dot).toLowerCase().replace(/[^a-z0-9.]/g, '') : '';
+    const name = `${file.assetId}${extension}`;
+    const multipart = streamingMultipart(
+      { type: 'input', subfolder: MEDIA_SUBFOLDER },
+      { field: 'image', filename: name, contentType: file.contentType, content: await file.open() },
+    );
+    const body = new StreamedBody(multipart.body, multipart.contentType);
+    const result = await this.http.request('POST', '/upload/image', body, { timeoutMs: TRANSFER_TIMEOUT_MS });
     const uploaded = (result.body ?? {}) as { name?: unknown; subfolder?: unknown };
     if (result.status === 200 && typeof uploaded.name === 'string') {
       return typeof uploaded.subfolder === 'string' && uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;

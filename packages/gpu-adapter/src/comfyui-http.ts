@@ -12,6 +12,14 @@ export interface RequestOptions {
   readonly allowServerErrors?: boolean;
 }
 
+/** A body sent as it is read (uploads), with its content type. */
+export class StreamedBody {
+  constructor(
+    readonly stream: ReadableStream<Uint8Array>,
+    readonly contentType: string,
+  ) {}
+}
+
 export class ComfyUiHttp {
   constructor(
     readonly baseUrl: string,
@@ -21,7 +29,11 @@ export class ComfyUiHttp {
   async request(method: 'GET' | 'POST', path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResult> {
     const init: RequestInit = { method, signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs) };
     if (body instanceof FormData) init.body = body;
-    else if (body !== undefined) {
+    else if (body instanceof StreamedBody) {
+      init.body = body.stream;
+      init.headers = { 'content-type': body.contentType };
+      (init as RequestInit & { duplex: 'half' }).duplex = 'half';
+    } else if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers = { 'content-type': 'application/json' };
     }
