@@ -1,16 +1,6 @@
 import { expect } from 'chai';
-import { AUTH_CACHE_MS, CoreError } from '@runload/core';
-import { makeWorld } from './fixture.js';
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (error) {
-    if (CoreError.is(error)) return error.code;
-    throw error;
-  }
-}
+import { AUTH_CACHE_MS } from '@runload/core';
+import { codeOf, makeWorld } from './fixture.js';
 
 describe('Authenticate', () => {
   it('accepts a valid key and names its account', async () => {

@@ -1,5 +1,5 @@
 /** A complete in-memory runload for use-case tests, with a fake clock and sequential ids. */
-import { createRunloadApi, DEFAULT_LIMITS, mergeLimits, type Executor, type LimitsConfig, type Principal, type Tier } from '@runload/core';
+import { CoreError, createRunloadApi, DEFAULT_LIMITS, mergeLimits, type Executor, type LimitsConfig, type Principal, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock, SequentialIds } from '@runload/core/testing';
 
 /** 2026-03-10 12:00:00.000 UTC: the start of a minute and of an hour. */
@@ -34,4 +34,15 @@ export async function makeWorld(options: { limits?: unknown; executor?: Executor
     return { account, keyId: issued.key.id, apiKey: issued.apiKey };
   }
   return { clock, ids, ports, api, app, principal, limits };
+}
+
+/** The code of the CoreError a call fails with, or 'OK'. */
+export async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'OK';
+  } catch (error) {
+    if (CoreError.is(error)) return error.code;
+    throw error;
+  }
 }
