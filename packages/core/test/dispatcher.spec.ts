@@ -234,4 +234,34 @@ describe('Dispatcher', () => {
     await other.stop();
     expect(IN_MEMORY_BACKEND).to.equal(done.backendId);
   });
+
+  it('reads the run only for the events it records: node events and throttled progress ticks cost no database read', async () => {
+    const t = await setup();
+    await t.dispatcher.start();
+    const run = await t.create();
+    await t.submitted(run.id);
+    t.executor.start(run.id, t.w.clock.nowMs());
+    await t.status(run.id, 'running');
+    const runs = t.w.ports.runs;
+    const get = runs.get.bind(runs);
+    let reads = 0;
+    runs.get = async (id) => {
+      if (id === run.id) reads += 1;
+      return get(id);
+    };
+    try {
+      for (const node of ['1', '2', '3']) t.executor.executing(run.id, node);
+      t.executor.progress(run.id, 1, 4, '2');
+      t.executor.progress(run.id, 2, 4, '2');
+      t.executor.progress(run.id, 4, 4, '2');
+      await eventually(async () => (await get(run.id))?.progress?.value === 4, 'the last progress tick to be written');
+    } finally {
+      runs.get = get;
+    }
+    // The first tick and the node's completion are written; the rest is skipped before any read.
+    expect(reads).to.equal(2);
+    t.executor.succeed(run.id, [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
+    await t.status(run.id, 'succeeded');
+    await t.dispatcher.stop();
+  });
 });

@@ -221,6 +221,13 @@ export class Dispatcher {
     // An event of an earlier following of this run (one taken over, found lost and queued again)
     // must not touch the run as it is dispatched now.
     if (this.tracked.get(runId) !== tracked) return;
+    // Node events and progress ticks that will not be written cost no database read (an instant
+    // backend sends several per run, and each read used to delay the run's own outcome).
+    if (event.type === 'executing') return;
+    if (event.type === 'progress') {
+      if (!this.progressDue(tracked, event)) return;
+      tracked.lastProgressMs = this.deps.clock.nowMs();
+    }
     const run = await this.deps.runs.get(runId);
     // ... and it may have been given up and dispatched anew while it was read.
     if (this.tracked.get(runId) !== tracked) return;
@@ -231,18 +238,19 @@ export class Dispatcher {
         if (run.cancelRequested) await this.sendCancel(run, tracked);
         return;
       }
-      case 'progress': {
-        const now = this.deps.clock.nowMs();
-        if (now - tracked.lastProgressMs < PROGRESS_WRITE_MS && event.value < event.max) return;
-        tracked.lastProgressMs = now;
+      case 'progress':
         await this.deps.lifecycle.progress(run, { value: event.value, max: event.max, nodeId: event.nodeId });
         return;
-      }
       case 'finished':
         return this.finish(run, tracked, event.result);
       case 'lost':
         return this.lose(run, 'The backend forgot the run after it started', tracked);
     }
+  }
+
+  /** Progress is written at most every PROGRESS_WRITE_MS, and always when a node completes. */
+  private progressDue(tracked: Tracked, event: { value: number; max: number }): boolean {
+    return this.deps.clock.nowMs() - tracked.lastProgressMs >= PROGRESS_WRITE_MS || event.value >= event.max;
   }
 
   private async finish(run: Run, tracked: Tracked, result: TerminalExecutionState): Promise<void> {
