@@ -13,6 +13,9 @@ interface Follower {
   readonly listener: (event: ExecutionEvent) => void;
   started: boolean;
   done: boolean;
+  /** A confirmation is under way; `again` asks for one more after it (news came meanwhile). */
+  confirming: boolean;
+  again: boolean;
 }
 
 export interface FollowerHooks {
@@ -35,7 +38,7 @@ export class RunFollowers {
   ) {}
 
   follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
-    const follower: Follower = { runId, listener, started: false, done: false };
+    const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false };
     const previous = this.followers.get(runId);
     if (previous) previous.done = true;
     this.followers.set(runId, follower);
@@ -78,7 +81,28 @@ export class RunFollowers {
     this.followers.clear();
   }
 
+  /**
+   * One confirmation at a time per run: news arriving meanwhile (the end messages come in pairs)
+   * asks for one more after it, which is skipped when the first already found the end.
+   */
   private async confirm(f: Follower): Promise<void> {
+    if (f.done) return;
+    if (f.confirming) {
+      f.again = true;
+      return;
+    }
+    f.confirming = true;
+    try {
+      do {
+        f.again = false;
+        await this.confirmOnce(f);
+      } while (f.again && !f.done);
+    } finally {
+      f.confirming = false;
+    }
+  }
+
+  private async confirmOnce(f: Follower): Promise<void> {
     if (f.done) return;
     let state: ExecutionState;
     try {

@@ -92,6 +92,16 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(1);
     });
 
+    it("reads a finished run's history once, though the end is announced twice", async () => {
+      const j = job();
+      await executor.submit(fake.url, j);
+      const { end } = collect(executor, fake.url, j.runId);
+      expect((await end).type).to.equal('finished');
+      await new Promise((r) => setTimeout(r, 300)); // past the delayed re-check of an end message
+      const promptId = fake.prompts[0]?.prompt_id ?? '';
+      expect(fake.requestCounts.get(`GET /history/${promptId}`)).to.equal(1);
+    });
+
     it('reports a refused prompt as VALIDATION_ERROR with the node errors', async () => {
       const result = await executor.submit(fake.url, job({ inputs: { '2:blur_radius': 99 } }));
       expect(result.accepted).to.equal(false);
