@@ -108,8 +108,9 @@ export async function benchScale(options: { quick: boolean; say: (line: string) 
   }
   for (const s of sizes) await s.server?.stop();
   for (const { name, plan } of plans) {
-    const indexed = /SEARCH/.test(plan) && !/\bSCAN (runs|assets|gpu_charges|runs_in_flight|gpu_usage_monthly)\b/.test(plan);
-    say(`- plan of ${name} on the large database: ${indexed ? 'uses its index' : '**scans a table**'}: \`${plan}\``);
+    // An index search, never a scan of a table nor a sort of what was found.
+    const indexed = /SEARCH/.test(plan) && !/\bSCAN (runs|assets|gpu_charges|runs_in_flight|gpu_usage_monthly)\b/.test(plan) && !/TEMP B-TREE/.test(plan);
+    say(`- plan of ${name} on the large database: ${indexed ? 'uses its index' : '**scans a table or sorts**'}: \`${plan}\``);
   }
 
   say('');
