@@ -1,8 +1,9 @@
 /**
- * The baseline: a bare node:http server. GET answers fixed bytes (a poll response), POST
- * streams the body to a file on disk. Prints `listening on http://…`.
+ * The baseline: a bare node:http server. GET answers fixed bytes (a poll response), POST /upload
+ * streams the body as it is to a file and syncs it to disk before answering (as runload does
+ * before it answers 201), other POSTs answer fixed bytes. Prints `listening on http://…`.
  */
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream, fsyncSync, openSync, closeSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -21,6 +22,9 @@ const server = createServer((req, res) => {
     n += 1;
     const file = path.join(dir, `upload-${n}`);
     void pipeline(req, createWriteStream(file)).then(() => {
+      const fd = openSync(file, 'r');
+      fsyncSync(fd);
+      closeSync(fd);
       rmSync(file, { force: true });
       res.writeHead(201, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
