@@ -77,10 +77,10 @@ export class KnexRunRepository implements RunRepository {
     return guarded(() => this.positions.add(run));
   }
 
-  claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {
+  claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date, backendId?: string): Promise<Run | null> {
     return guarded(async () => {
       const result = await this.db.raw(
-        `UPDATE runs SET lease_owner = ?, lease_expires_at = ?
+        `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?
           WHERE id = (SELECT id FROM runs
                        WHERE status = 'queued' AND backend_id IS NULL
                          AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)
@@ -88,7 +88,7 @@ export class KnexRunRepository implements RunRepository {
             AND status = 'queued' AND backend_id IS NULL
             AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)
           RETURNING *`,
-        [owner, leaseExpiresAt.getTime(), now.getTime(), now.getTime()],
+        [owner, leaseExpiresAt.getTime(), backendId ?? null, now.getTime(), now.getTime()],
       );
       const row = rawRows(result)[0];
       return row ? toRun(row) : null;

@@ -50,9 +50,11 @@ export interface RunRepository {
   queuePosition(run: Run): Promise<number>;
   /**
    * Claims the oldest `queued` run with no backend whose lease is free (null or expired at `now`):
-   * sets its lease to `owner` until `leaseExpiresAt`. Never gives one run to two claimers.
+   * sets its lease to `owner` until `leaseExpiresAt` and, when given, the backend it is being sent
+   * to (in the same write: a crash after the claim is then settled by asking that backend). Never
+   * gives one run to two claimers.
    */
-  claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null>;
+  claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date, backendId?: string): Promise<Run | null>;
   /**
    * Takes over the lease of a run that is not terminal when its lease is free or already `owner`'s;
    * returns the run with the new lease, or null.

@@ -58,12 +58,12 @@ export class InMemoryRunRepository implements RunRepository {
     return n;
   }
 
-  async claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {
+  async claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date, backendId?: string): Promise<Run | null> {
     const next = [...this.rows.values()]
       .filter((r) => r.status === 'queued' && r.backendId === null && leaseFree(r, now))
       .sort(oldestFirst)[0];
     if (!next) return null;
-    return this.update(next.id, { leaseOwner: owner, leaseExpiresAt });
+    return this.update(next.id, { leaseOwner: owner, leaseExpiresAt, ...(backendId ? { backendId } : {}) });
   }
 
   async acquireLease(id: string, owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {

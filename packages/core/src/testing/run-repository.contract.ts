@@ -243,6 +243,14 @@ export function describeRunRepositoryContract(
         expect(await runs.claimNextQueued('d3', until, now)).to.equal(null);
       });
 
+      it('records the backend named in the claim in the same write', async () => {
+        const [run] = await store(queued(0));
+        const claimed = await runs.claimNextQueued('d1', at(20), at(5), 'gpu-a');
+        expect(claimed).to.deep.equal({ ...(run as Run), leaseOwner: 'd1', leaseExpiresAt: at(20), backendId: 'gpu-a' });
+        expect(await runs.get((run as Run).id)).to.deep.equal(claimed);
+        expect(await runs.claimNextQueued('d2', at(20), at(5), 'gpu-b'), 'a run sent to a backend is not claimed again').to.equal(null);
+      });
+
       it('never claims a run with a backend, a live lease or a status other than queued', async () => {
         await store(
           queued(0, { backendId: 'b1' }),

@@ -148,7 +148,8 @@ export class Dispatcher {
         while (!this.stopping) {
           const backendId = await this.pickBackend();
           if (!backendId) break;
-          const run = await this.deps.runs.claimNextQueued(this.options.owner, this.leaseUntil(), this.deps.clock.now());
+          // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
+          const run = await this.deps.runs.claimNextQueued(this.options.owner, this.leaseUntil(), this.deps.clock.now(), backendId);
           if (!run) break;
           // Counted on its backend at once, and sent while the next run is claimed: a backend with
           // room for several runs gets them without waiting for each prompt's round trips in turn.
@@ -161,22 +162,15 @@ export class Dispatcher {
     }
   }
 
-  private async dispatch(claimed: Run, tracked: Tracked): Promise<void> {
+  private async dispatch(run: Run, tracked: Tracked): Promise<void> {
     const { backendId } = tracked;
-    let run: Run | null = null;
     try {
-      // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
-      run = await this.deps.runs.update(claimed.id, { backendId }, { status: ['queued'], leaseOwner: this.options.owner });
-      if (!run) {
-        this.untrack(claimed.id);
-        return;
-      }
       const built = await buildExecutionJob(run, this.deps.appVersions, this.deps.assets, this.deps.blobs);
       // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
       // must not send a prompt another dispatcher may already have sent, nor one whose run was
       // queued again meanwhile.
       const stillClaimed = async () =>
-        (await this.deps.runs.update(claimed.id, { leaseExpiresAt: this.leaseUntil() }, { status: ['queued'], leaseOwner: this.options.owner })) !== null;
+        (await this.deps.runs.update(run.id, { leaseExpiresAt: this.leaseUntil() }, { status: ['queued'], leaseOwner: this.options.owner })) !== null;
       const result = await this.deps.executor.submit(backendId, { ...built, stillClaimed });
       if (!result.accepted) {
         this.untrack(run.id);
@@ -184,12 +178,12 @@ export class Dispatcher {
         return;
       }
     } catch (error) {
-      this.untrack(claimed.id);
+      this.untrack(run.id);
       if (CoreError.hasCode(error, 'INVALID_TRANSITION')) {
-        this.options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: claimed.id });
+        this.options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: run.id });
         return;
       }
-      if (run && CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) {
+      if (CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) {
         this.options.log('warn', 'backend unreachable at submit; run queued again', { runId: run.id, backendId });
         await this.deps.lifecycle.requeue(run);
         return;
