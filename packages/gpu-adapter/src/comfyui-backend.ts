@@ -49,7 +49,7 @@ export class ComfyUiBackend {
   ) {
     this.http = new ComfyUiHttp(url, options.requestTimeoutMs);
     this.locator = new RunLocator(this.http);
-    this.followers = new RunFollowers({ inspect: (id) => this.inspect(id), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
+    this.followers = new RunFollowers({ inspect: (id, hint) => this.locator.inspect(id, hint), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
     this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.followers.onMessage(m), () => this.followers.confirmAll());
   }
 

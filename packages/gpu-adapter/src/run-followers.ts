@@ -16,10 +16,12 @@ interface Follower {
   /** A confirmation is under way; `again` asks for one more after it (news came meanwhile). */
   confirming: boolean;
   again: boolean;
+  /** The server announced the end: its history is read first (one request instead of two). */
+  endAnnounced: boolean;
 }
 
 export interface FollowerHooks {
-  readonly inspect: (runId: string) => Promise<ExecutionState>;
+  readonly inspect: (runId: string, options: { endAnnounced: boolean }) => Promise<ExecutionState>;
   /** The run id a socket message's prompt id belongs to. */
   readonly runIdOf: (promptId: string) => string;
   readonly log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -38,7 +40,7 @@ export class RunFollowers {
   ) {}
 
   follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
-    const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false };
+    const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false, endAnnounced: false };
     const previous = this.followers.get(runId);
     if (previous) previous.done = true;
     this.followers.set(runId, follower);
@@ -69,6 +71,7 @@ export class RunFollowers {
       this.emit(f, { type: 'progress', value: Number(data['value'] ?? 0), max: Number(data['max'] ?? 0), nodeId: node });
     } else if (type === 'executing' || END_MESSAGES.has(type)) {
       // `executing {node: null}` follows the history write; the end messages precede it slightly.
+      f.endAnnounced = true;
       void this.confirm(f);
       if (type !== 'executing') setTimeout(() => void this.confirm(f), 250).unref();
     }
@@ -106,7 +109,7 @@ export class RunFollowers {
     if (f.done) return;
     let state: ExecutionState;
     try {
-      state = await this.hooks.inspect(f.runId);
+      state = await this.hooks.inspect(f.runId, { endAnnounced: f.endAnnounced });
     } catch (error) {
       // Unreachable for now: the next confirmation retries; the caller decides when that is a loss.
       this.hooks.log('warn', 'could not confirm a followed run', { runId: f.runId, error: (error as Error).message });

@@ -50,7 +50,13 @@ export class RunLocator {
     return { queue_running: q.queue_running ?? [], queue_pending: q.queue_pending ?? [] };
   }
 
-  async inspect(runId: string): Promise<ExecutionState> {
+  /** @param options.endAnnounced the server said the run ended: its history entry is read first, and is usually there */
+  async inspect(runId: string, options: { endAnnounced?: boolean } = {}): Promise<ExecutionState> {
+    if (options.endAnnounced) {
+      // A history entry is final whatever the queue says; without one, the ordinary reading decides.
+      const entry = await this.historyEntry(runId, { scan: false });
+      if (entry) return outcomeOf(entry);
+    }
     // Queue first, then history: a prompt moves between them atomically, so in this order a run
     // finishing between the reads is found in history. The second history read covers servers
     // that announce the end before writing history.
@@ -72,11 +78,12 @@ export class RunLocator {
     return found;
   }
 
-  private async historyEntry(runId: string): Promise<HistoryEntry | null> {
+  /** @param options.scan look through recent history for a run whose server id is not known yet */
+  private async historyEntry(runId: string, options: { scan: boolean } = { scan: true }): Promise<HistoryEntry | null> {
     const id = this.promptIdOf(runId);
     const direct = await this.http.getJson<Record<string, HistoryEntry>>(`/history/${encodeURIComponent(id)}`);
     if (direct[id]) return direct[id] ?? null;
-    if (this.promptIds.has(runId)) return null;
+    if (!options.scan || this.promptIds.has(runId)) return null;
     const recent = await this.http.getJson<Record<string, HistoryEntry>>(`/history?max_items=${HISTORY_SCAN}`);
     for (const [promptId, entry] of Object.entries(recent)) {
       const extra = entry.prompt?.[3] as Record<string, unknown> | undefined;
