@@ -85,6 +85,13 @@ export function peakRssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** CPU time a process has used so far (user and system, all its threads), in seconds. */
+export function cpuSeconds(pid: number): number {
+  // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 per second on Linux).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export function machine(): string {
   const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
   const cores = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
