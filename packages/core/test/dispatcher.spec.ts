@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Dispatcher, RunLifecycle, type Run } from '@runload/core';
+import { CoreError, Dispatcher, RunLifecycle, type Run } from '@runload/core';
 import { IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
@@ -72,6 +72,51 @@ describe('Dispatcher', () => {
     expect(t.executor.submitted).to.have.length(1);
   });
 
+  it("stores a finished run's outputs at the next sweep when reading them failed the first time", async () => {
+    const t = await setup();
+    const original = t.executor.fetchOutput.bind(t.executor);
+    let failures = 1;
+    t.executor.fetchOutput = async (backendId, ref) => {
+      if (failures-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the backend went away for a moment');
+      return original(backendId, ref);
+    };
+    await t.dispatcher.start();
+    const run = await t.create();
+    await t.submitted(run.id);
+    const start = t.w.clock.nowMs();
+    t.executor.start(run.id, start);
+    t.executor.succeed(run.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2000 });
+    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
+    expect((await t.w.ports.runs.get(run.id))?.status, 'still running after the failed attempt').to.equal('running');
+    await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
+    const done = await t.status(run.id, 'succeeded');
+    expect(done.outputs).to.have.length(1);
+    expect((await t.w.api.accountOverview.execute(t.p)).quota.used, 'charged once').to.equal(2);
+    await t.dispatcher.stop();
+  });
+
+  it('fails a run BACKEND_LOST, uncharged, when its outputs can never be read', async () => {
+    const t = await setup();
+    t.executor.fetchOutput = async () => {
+      throw new CoreError('SERVICE_UNAVAILABLE', 'output out.png is gone');
+    };
+    await t.dispatcher.start();
+    const run = await t.create();
+    await t.submitted(run.id);
+    const start = t.w.clock.nowMs();
+    t.executor.start(run.id, start);
+    t.executor.succeed(run.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2000 });
+    const sweep = () => (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
+    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
+    for (let i = 0; i < 10 && (await t.w.ports.runs.get(run.id))?.status === 'running'; i += 1) await sweep().catch(() => undefined);
+    const failed = await t.status(run.id, 'failed');
+    expect(failed.error?.code).to.equal('BACKEND_LOST');
+    expect(failed.error?.message).to.include('output out.png is gone');
+    expect(failed.metrics.gpuSeconds).to.equal(null);
+    expect((await t.w.api.accountOverview.execute(t.p)).quota.used).to.equal(0);
+    await t.dispatcher.stop();
+  });
+
   it('fails a run the backend refuses with VALIDATION_ERROR, and a node error with EXECUTION_ERROR', async () => {
     const t = await setup();
     await t.dispatcher.start();
@@ -138,6 +183,43 @@ describe('Dispatcher', () => {
     t.executor.succeed(run.id, [], { startedAtMs: 0, finishedAtMs: 10 });
     await t.status(run.id, 'succeeded');
     expect(t.executor.submitted.filter((j) => j.runId === run.id)).to.have.length(1);
+    await t.dispatcher.stop();
+  });
+
+  it('settles a run canceled while its prompt was being sent as canceled at once, and never sends it', async () => {
+    const t = await setup();
+    const original = t.executor.submit.bind(t.executor);
+    t.executor.submit = async (backendId, job) => {
+      // The run already names its backend, so the cancel only asks for it (canceling).
+      expect((await t.w.api.cancelRun.execute(t.p, job.runId)).status).to.equal('canceling');
+      return original(backendId, job);
+    };
+    const run = await t.create();
+    await t.dispatcher.start();
+    // Well within the 30 s lease: the run does not wait for another dispatcher's sweep.
+    const canceled = await t.status(run.id, 'canceled');
+    expect(t.executor.submitted).to.have.length(0);
+    expect(canceled.leaseOwner).to.equal(null);
+    expect(canceled.metrics.gpuSeconds).to.equal(null);
+    await t.dispatcher.stop();
+  });
+
+  it('applies a cancel that comes while the prompt is on its way once the backend has it', async () => {
+    const t = await setup();
+    const original = t.executor.submit.bind(t.executor);
+    t.executor.submit = async (backendId, job) => {
+      // The claim is verified, then the cancel comes before the prompt reaches the backend.
+      expect(await job.stillClaimed?.()).to.equal(true);
+      expect((await t.w.api.cancelRun.execute(t.p, job.runId)).status).to.equal('canceling');
+      await new Promise((r) => setTimeout(r, 20));
+      const { stillClaimed: _verified, ...rest } = job;
+      return original(backendId, rest);
+    };
+    const run = await t.create();
+    await t.dispatcher.start();
+    await t.status(run.id, 'canceled');
+    expect(t.executor.submitted.map((j) => j.runId), 'the prompt was sent').to.deep.equal([run.id]);
+    expect(t.executor.job(run.id), 'and taken off the backend again').to.equal(undefined);
     await t.dispatcher.stop();
   });
 
@@ -210,6 +292,7 @@ describe('Dispatcher', () => {
     t.w.clock.advance(11_000);
     const again = t.make();
     await again.start();
+    console.log(t.logs, await t.w.ports.runs.get(run.id));
     const failed = await t.status(run.id, 'failed');
     expect(failed.error?.code).to.equal('RUN_TIMEOUT');
     await again.stop();

@@ -54,9 +54,15 @@ interface Tracked {
   finishing: boolean;
   /** False while this dispatcher is still sending the prompt: the backend cannot know the run yet. */
   sent: boolean;
+  /** A cancel came while the prompt was on its way: it is sent to the backend once the prompt is there. */
+  cancelOnceSent: boolean;
+  /** Failed attempts to store the outcome (outputs unreadable, database down); each sweep tries again. */
+  finishFailures: number;
 }
 
 const PROGRESS_WRITE_MS = 250;
+/** Sweeps that may fail to read a finished run's outputs before the backend is taken to have lost them. */
+const OUTPUT_READ_ATTEMPTS = 5;
 
 export class Dispatcher {
   private readonly tracked = new Map<string, Tracked>();
@@ -180,6 +186,12 @@ export class Dispatcher {
     } catch (error) {
       this.untrack(run.id);
       if (CoreError.hasCode(error, 'INVALID_TRANSITION')) {
+        // Canceled while its media were uploaded: the prompt was never sent, so it is canceled here and now.
+        const current = await this.deps.runs.get(run.id);
+        if (current?.status === 'canceling' && current.leaseOwner === this.options.owner) {
+          await this.deps.lifecycle.canceled(current, null);
+          return;
+        }
         this.options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: run.id });
         return;
       }
@@ -192,10 +204,11 @@ export class Dispatcher {
     }
     tracked.sent = true;
     this.follow(run.id, backendId, tracked);
+    if (tracked.cancelOnceSent) await this.sendCancel(run, tracked);
   }
 
   private track(runId: string, backendId: string): Tracked {
-    const t: Tracked = { backendId, stopFollowing: () => undefined, cancelSent: false, timedOut: false, lastProgressMs: 0, unreachableSinceMs: null, finishing: false, sent: false };
+    const t: Tracked = { backendId, stopFollowing: () => undefined, cancelSent: false, timedOut: false, lastProgressMs: 0, unreachableSinceMs: null, finishing: false, sent: false, cancelOnceSent: false, finishFailures: 0 };
     this.tracked.set(runId, t);
     return t;
   }
@@ -269,9 +282,15 @@ export class Dispatcher {
       } else {
         await this.deps.lifecycle.canceled(run, result.timing ?? this.observedTiming(run));
       }
-    } finally {
-      this.untrack(run.id);
+    } catch (error) {
+      // Nothing is lost: the run stays followed and the next sweep reads its outcome again. Outputs
+      // that stay unreadable while the backend answers mean the backend lost them.
+      tracked.finishing = false;
+      tracked.finishFailures += 1;
+      if (tracked.finishFailures < OUTPUT_READ_ATTEMPTS || !CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) throw error;
+      await this.deps.lifecycle.lost(run, `The backend's outputs could not be read: ${(error as Error).message}`);
     }
+    this.untrack(run.id);
   }
 
   /** When the backend gives no timestamps (older ComfyUI): from our own observation. */
@@ -312,7 +331,10 @@ export class Dispatcher {
   private async applyCancels(): Promise<void> {
     for (const [runId, tracked] of [...this.tracked]) {
       const run = await this.deps.runs.get(runId);
-      if (run?.cancelRequested && !tracked.cancelSent) await this.sendCancel(run, tracked);
+      if (!run?.cancelRequested || tracked.cancelSent) continue;
+      // Asked now, a backend the prompt has not reached yet would say it never heard of the run.
+      if (tracked.sent) await this.sendCancel(run, tracked);
+      else tracked.cancelOnceSent = true;
     }
   }
 
