@@ -261,6 +261,26 @@ describe('Dispatcher', () => {
     await t.dispatcher.stop();
   });
 
+  it('frees a run it dropped after an unexpected error when its lease lapses, and dispatches it again', async () => {
+    const t = await setup();
+    const original = t.executor.submit.bind(t.executor);
+    t.executor.submit = async () => {
+      t.executor.submit = original;
+      throw new Error('the input could not be read');
+    };
+    const run = await t.create();
+    await t.dispatcher.start();
+    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first dispatch to fail');
+    const internals = t.dispatcher as unknown as { sweep(): Promise<void>; renewLeases(): Promise<number> };
+    t.w.clock.advance(20_000);
+    expect(await internals.renewLeases(), 'a dropped run keeps no lease').to.equal(0);
+    t.w.clock.advance(10_001);
+    await internals.sweep();
+    await t.submitted(run.id);
+    expect((await t.w.ports.runs.get(run.id))?.status).to.equal('queued');
+    await t.dispatcher.stop();
+  });
+
   it('requeues a run when the backend is unreachable at submit', async () => {
     const t = await setup();
     const run = await t.create();

@@ -120,8 +120,11 @@ export class KnexRunRepository implements RunRepository {
     });
   }
 
-  renewLeases(owner: string, leaseExpiresAt: Date): Promise<number> {
-    return guarded(() => this.db('runs').where({ lease_owner: owner }).whereIn('status', ACTIVE).update({ lease_expires_at: leaseExpiresAt.getTime() }));
+  renewLeases(owner: string, leaseExpiresAt: Date, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return Promise.resolve(0);
+    return guarded(() =>
+      this.db('runs').whereIn('id', [...ids]).where({ lease_owner: owner }).whereIn('status', ACTIVE).update({ lease_expires_at: leaseExpiresAt.getTime() }),
+    );
   }
 
   releaseLeases(owner: string): Promise<number> {

@@ -62,8 +62,11 @@ export interface RunRepository {
   acquireLease(id: string, owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null>;
   /** Runs that are not terminal, hold a backend and whose lease is free at `now` (their dispatcher died), oldest first. */
   listOrphaned(now: Date, limit: number): Promise<Run[]>;
-  /** Extends every lease `owner` holds on non-terminal runs; returns how many. */
-  renewLeases(owner: string, leaseExpiresAt: Date): Promise<number>;
+  /**
+   * Extends the leases `owner` holds on these runs, where they are not terminal; returns how many.
+   * Only runs a dispatcher still follows are named, so a run it dropped is freed when its lease lapses.
+   */
+  renewLeases(owner: string, leaseExpiresAt: Date, ids: readonly string[]): Promise<number>;
   /** Clears every lease `owner` holds; returns how many. */
   releaseLeases(owner: string): Promise<number>;
   /** Queued runs created before `createdBefore`, oldest first (for expiry). */

@@ -81,10 +81,11 @@ export class InMemoryRunRepository implements RunRepository {
       .map((r) => structuredClone(r));
   }
 
-  async renewLeases(owner: string, leaseExpiresAt: Date): Promise<number> {
+  async renewLeases(owner: string, leaseExpiresAt: Date, ids: readonly string[]): Promise<number> {
     let n = 0;
-    for (const r of this.rows.values()) {
-      if (r.leaseOwner === owner && !isTerminal(r.status)) {
+    for (const id of new Set(ids)) {
+      const r = this.rows.get(id);
+      if (r && r.leaseOwner === owner && !isTerminal(r.status)) {
         this.rows.set(r.id, { ...r, leaseExpiresAt });
         n += 1;
       }

@@ -330,24 +330,28 @@ export function describeRunRepositoryContract(
         expect((await runs.listOrphaned(at(10), 2)).map((r) => r.id)).to.deep.equal([(o1 as Run).id, (o2 as Run).id]);
       });
 
-      it('renews only the owner’s unfinished leases and releases all of the owner’s leases', async () => {
-        const [a, b, done, other] = await store(
+      it('renews only the owner’s unfinished leases on the runs it names and releases all of the owner’s leases', async () => {
+        const [a, b, done, other, dropped] = await store(
           queued(0, { leaseOwner: 'me', leaseExpiresAt: at(1) }),
           queued(1, { status: 'running', backendId: 'b', leaseOwner: 'me', leaseExpiresAt: at(1) }),
           queued(2, { status: 'failed', leaseOwner: 'me', leaseExpiresAt: at(1) }),
           queued(3, { leaseOwner: 'other', leaseExpiresAt: at(1) }),
+          queued(4, { status: 'running', backendId: 'b', leaseOwner: 'me', leaseExpiresAt: at(1) }),
         );
-        expect(await runs.renewLeases('me', at(9))).to.equal(2);
+        const named = [a, b, done, other].map((r) => (r as Run).id);
+        expect(await runs.renewLeases('me', at(9), named)).to.equal(2);
         expect((await runs.get((a as Run).id))?.leaseExpiresAt?.getTime()).to.equal(at(9).getTime());
         expect((await runs.get((b as Run).id))?.leaseExpiresAt?.getTime()).to.equal(at(9).getTime());
         expect(await runs.get((done as Run).id)).to.deep.equal(done);
-        expect(await runs.releaseLeases('me'), 'every lease it holds, finished runs included').to.equal(3);
-        for (const r of [a, b, done]) {
+        expect(await runs.get((dropped as Run).id), 'a run of the owner it does not name is not renewed').to.deep.equal(dropped);
+        expect(await runs.renewLeases('me', at(9), []), 'naming none renews none').to.equal(0);
+        expect(await runs.releaseLeases('me'), 'every lease it holds, finished runs included').to.equal(4);
+        for (const r of [a, b, done, dropped]) {
           const now = await runs.get((r as Run).id);
           expect([now?.leaseOwner, now?.leaseExpiresAt]).to.deep.equal([null, null]);
         }
         expect(await runs.get((other as Run).id)).to.deep.equal(other);
-        expect(await runs.renewLeases('me', at(9))).to.equal(0);
+        expect(await runs.renewLeases('me', at(9), named)).to.equal(0);
       });
     });
 

@@ -87,7 +87,7 @@ export class Dispatcher {
     this.timer.unref();
     // Leases are renewed on their own timer, so a slow sweep never lets them lapse.
     this.renewTimer = setInterval(
-      () => this.background(() => this.deps.runs.renewLeases(this.options.owner, this.leaseUntil())),
+      () => this.background(() => this.renewLeases()),
       Math.max(100, Math.floor(this.options.leaseMs / 4)),
     );
     this.renewTimer.unref();
@@ -125,6 +125,14 @@ export class Dispatcher {
     const p = task().catch((error: unknown) => this.options.log('error', 'dispatcher task failed', { error: describe(error) }));
     this.work.add(p);
     void p.finally(() => this.work.delete(p));
+  }
+
+  /**
+   * Only the runs followed here keep their leases: one this dispatcher dropped after an unexpected
+   * error is freed when its lease lapses, and a sweep (of any instance) settles it with its backend.
+   */
+  private renewLeases(): Promise<number> {
+    return this.deps.runs.renewLeases(this.options.owner, this.leaseUntil(), [...this.tracked.keys()]);
   }
 
   private leaseUntil(): Date {
