@@ -13,7 +13,7 @@ async function eventually<T>(probe: () => Promise<T | null | undefined | false>,
   }
 }
 
-async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; limits?: unknown } = {}) {
+async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; limits?: unknown; depth?: number } = {}) {
   const executor = new InMemoryExecutor();
   const w = await makeWorld({ executor, ...(options.limits ? { limits: options.limits } : {}) });
   const p = await w.principal('ultra');
@@ -25,7 +25,7 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
       {
         owner,
         leaseMs: 30_000,
-        depth: 1,
+        depth: options.depth ?? 1,
         maxQueueSeconds: options.maxQueueSeconds ?? 3600,
         maxRunSeconds: options.maxRunSeconds ?? 1800,
         sweepMs: 60_000,
@@ -114,6 +114,28 @@ describe('Dispatcher', () => {
     expect(failed.error?.message).to.include('output out.png is gone');
     expect(failed.metrics.gpuSeconds).to.equal(null);
     expect((await t.w.api.accountOverview.execute(t.p)).quota.used).to.equal(0);
+    await t.dispatcher.stop();
+  });
+
+  it('goes on with the other runs when one cannot be settled: a later run still meets its time limit', async () => {
+    const t = await setup({ depth: 2, maxRunSeconds: 60 });
+    t.executor.fetchOutput = async () => {
+      throw new CoreError('SERVICE_UNAVAILABLE', 'output gone');
+    };
+    await t.dispatcher.start();
+    const stuck = await t.create();
+    const slow = await t.create();
+    await t.submitted(stuck.id);
+    await t.submitted(slow.id);
+    const start = t.w.clock.nowMs();
+    t.executor.start(stuck.id, start);
+    t.executor.start(slow.id, start);
+    await t.status(slow.id, 'running');
+    t.executor.succeed(stuck.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 1 });
+    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the outputs of the first run to fail');
+    t.w.clock.advance(61_000);
+    await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
+    expect((await t.status(slow.id, 'failed')).error?.code).to.equal('RUN_TIMEOUT');
     await t.dispatcher.stop();
   });
 

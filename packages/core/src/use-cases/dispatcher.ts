@@ -373,8 +373,13 @@ export class Dispatcher {
         this.options.log('warn', 'run over its time limit; interrupting', { runId });
         await this.deps.executor.cancel(tracked.backendId, runId).catch(() => undefined);
       }
-      // A run taken over above was reconciled a moment ago.
-      if (!takenOver.has(runId)) await this.reconcile(run, tracked);
+      // A run taken over above was reconciled a moment ago. One that cannot be settled now (its
+      // outputs unreadable, say) must not keep the sweep from the runs after it.
+      if (!takenOver.has(runId)) {
+        await this.reconcile(run, tracked).catch((error: unknown) =>
+          this.options.log('warn', 'could not settle a followed run; the next sweep tries again', { runId, error: describe(error) }),
+        );
+      }
     }
     this.wake();
   }
