@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CoreError, Dispatcher, RunLifecycle, type Run } from '@runload/core';
+import { CoreError, Dispatcher, RunLifecycle, type ExecutionJob, type Run } from '@runload/core';
 import { IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
@@ -41,7 +41,25 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
     return run?.status === s ? run : null;
   }, `run ${id} to be ${s}`);
   const submitted = (id: string) => eventually(async () => executor.job(id), `run ${id} to reach the backend`);
-  return { w, p, executor, dispatcher, make, create, status, submitted, logs };
+  /** Runs `before` in every submit until restored, ahead of the backend getting the job (which `before` may replace). */
+  const onSubmit = (before: (job: ExecutionJob) => Promise<ExecutionJob | void>) => {
+    const original = executor.submit.bind(executor);
+    executor.submit = async (backendId, job) => original(backendId, (await before(job)) ?? job);
+    return () => {
+      executor.submit = original;
+    };
+  };
+  /** Starts dispatching; a run is sent, and its backend runs it for 2 s and reports one output, out.png. */
+  const finishedRun = async () => {
+    await dispatcher.start();
+    const run = await create();
+    await submitted(run.id);
+    const start = w.clock.nowMs();
+    executor.start(run.id, start);
+    executor.succeed(run.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2000 });
+    return run;
+  };
+  return { w, p, executor, dispatcher, make, create, status, submitted, onSubmit, finishedRun, logs };
 }
 
 describe('Dispatcher', () => {
@@ -80,12 +98,7 @@ describe('Dispatcher', () => {
       if (failures-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the backend went away for a moment');
       return original(backendId, ref);
     };
-    await t.dispatcher.start();
-    const run = await t.create();
-    await t.submitted(run.id);
-    const start = t.w.clock.nowMs();
-    t.executor.start(run.id, start);
-    t.executor.succeed(run.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2000 });
+    const run = await t.finishedRun();
     await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
     expect((await t.w.ports.runs.get(run.id))?.status, 'still running after the failed attempt').to.equal('running');
     await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
@@ -100,12 +113,7 @@ describe('Dispatcher', () => {
     t.executor.fetchOutput = async () => {
       throw new CoreError('SERVICE_UNAVAILABLE', 'output out.png is gone');
     };
-    await t.dispatcher.start();
-    const run = await t.create();
-    await t.submitted(run.id);
-    const start = t.w.clock.nowMs();
-    t.executor.start(run.id, start);
-    t.executor.succeed(run.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2000 });
+    const run = await t.finishedRun();
     const sweep = () => (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
     await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
     for (let i = 0; i < 10 && (await t.w.ports.runs.get(run.id))?.status === 'running'; i += 1) await sweep().catch(() => undefined);
@@ -191,16 +199,14 @@ describe('Dispatcher', () => {
 
   it('never sends a run twice when its own sweep runs while the prompt is being sent', async () => {
     const t = await setup();
-    const original = t.executor.submit.bind(t.executor);
-    t.executor.submit = async (backendId, job) => {
+    const restore = t.onSubmit(async () => {
       // The backend does not know the run yet: a reconciliation now must not requeue it.
       await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
-      return original(backendId, job);
-    };
+    });
     const run = await t.create();
     await t.dispatcher.start();
     await t.submitted(run.id);
-    t.executor.submit = original;
+    restore();
     t.executor.start(run.id, t.w.clock.nowMs());
     t.executor.succeed(run.id, [], { startedAtMs: 0, finishedAtMs: 10 });
     await t.status(run.id, 'succeeded');
@@ -210,12 +216,10 @@ describe('Dispatcher', () => {
 
   it('settles a run canceled while its prompt was being sent as canceled at once, and never sends it', async () => {
     const t = await setup();
-    const original = t.executor.submit.bind(t.executor);
-    t.executor.submit = async (backendId, job) => {
+    t.onSubmit(async (job) => {
       // The run already names its backend, so the cancel only asks for it (canceling).
       expect((await t.w.api.cancelRun.execute(t.p, job.runId)).status).to.equal('canceling');
-      return original(backendId, job);
-    };
+    });
     const run = await t.create();
     await t.dispatcher.start();
     // Well within the 30 s lease: the run does not wait for another dispatcher's sweep.
@@ -228,15 +232,14 @@ describe('Dispatcher', () => {
 
   it('applies a cancel that comes while the prompt is on its way once the backend has it', async () => {
     const t = await setup();
-    const original = t.executor.submit.bind(t.executor);
-    t.executor.submit = async (backendId, job) => {
+    t.onSubmit(async (job) => {
       // The claim is verified, then the cancel comes before the prompt reaches the backend.
       expect(await job.stillClaimed?.()).to.equal(true);
       expect((await t.w.api.cancelRun.execute(t.p, job.runId)).status).to.equal('canceling');
       await new Promise((r) => setTimeout(r, 20));
       const { stillClaimed: _verified, ...rest } = job;
-      return original(backendId, rest);
-    };
+      return rest;
+    });
     const run = await t.create();
     await t.dispatcher.start();
     await t.status(run.id, 'canceled');
@@ -247,13 +250,11 @@ describe('Dispatcher', () => {
 
   it('does not send a prompt once another dispatcher has taken the run over', async () => {
     const t = await setup();
-    const original = t.executor.submit.bind(t.executor);
-    t.executor.submit = async (backendId, job) => {
+    t.onSubmit(async (job) => {
       // This dispatcher stalled past its lease; another took the run over meanwhile.
       t.w.clock.advance(30_001);
       await t.w.ports.runs.update(job.runId, { leaseOwner: 'instance-b' });
-      return original(backendId, job);
-    };
+    });
     const run = await t.create();
     await t.dispatcher.start();
     await eventually(async () => t.logs.some((l) => l.startsWith('claim lost')), 'the dispatcher to give the run up');
@@ -285,11 +286,10 @@ describe('Dispatcher', () => {
 
   it('frees a run it dropped after an unexpected error when its lease lapses, and dispatches it again', async () => {
     const t = await setup();
-    const original = t.executor.submit.bind(t.executor);
-    t.executor.submit = async () => {
-      t.executor.submit = original;
+    const restore = t.onSubmit(async () => {
+      restore();
       throw new Error('the input could not be read');
-    };
+    });
     const run = await t.create();
     await t.dispatcher.start();
     await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first dispatch to fail');
