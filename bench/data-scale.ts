@@ -1,40 +1,106 @@
 /**
  * Benchmark 5: poll and create latency on a database with 1,000,000 runs and 1,000,000 assets
- * against the same with 1,000 (SQLite, the default deployment), in alternating rounds, and the
- * query plans of the hot queries on the large one.
+ * against the same with 1,000, in alternating rounds, and the query plans of the hot queries on
+ * the large one: on SQLite (the default deployment), then on PostgreSQL (many instances).
  * @module
  */
+import os from 'node:os';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
-import { KnexAssetRepository, KnexGpuLedger, KnexRunRepository, openDatabase } from '@runload/storage-adapter';
+import { dialectOf, KnexAssetRepository, KnexGpuLedger, KnexRunRepository, openDatabase } from '@runload/storage-adapter';
 import { sequentialLatency } from './harness.js';
 import { prepareRunload, startOn, type PreparedData, type RunloadServer } from './http-paths.js';
 import { seedHistory } from './seed-history.js';
 
 
+/** Where a benchmark database lives: SQLite in the data directory, or a PostgreSQL database of its own. */
+interface Store {
+  readonly name: 'SQLite' | 'PostgreSQL';
+  /** A fresh database for one size: the server's environment for it, and how to drop it after. */
+  create(label: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }>;
+  open(data: PreparedData): Knex;
+}
+
+const sqliteStore: Store = {
+  name: 'SQLite',
+  create: async () => ({ env: {}, drop: async () => undefined }),
+  open: (data) => openDatabase({ dataDir: data.dir }),
+};
+
+function postgresStore(adminUrl: string): Store {
+  return {
+    name: 'PostgreSQL',
+    async create(label) {
+      const name = `runload_bench_scale_${label}_${Date.now()}`;
+      const admin = openDatabase({ url: adminUrl, dataDir: os.tmpdir() });
+      try {
+        await admin.raw(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.destroy();
+      }
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return {
+        env: { RUNLOAD_DATABASE_URL: url.toString() },
+        async drop() {
+          const again = openDatabase({ url: adminUrl, dataDir: os.tmpdir() });
+          await again.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => again.destroy());
+        },
+      };
+    },
+    open: (data) => openDatabase({ url: data.env['RUNLOAD_DATABASE_URL'] ?? null, dataDir: data.dir }),
+  };
+}
+
 interface Sized {
   readonly label: string;
   readonly data: PreparedData;
+  readonly drop: () => Promise<void>;
   server?: RunloadServer;
   runId?: string;
   readonly poll: number[];
   readonly create: number[];
 }
 
-async function seeded(label: string, size: number, fakeUrl: string): Promise<Sized> {
-  const data = await prepareRunload(`scale-${label}`, {}, fakeUrl);
-  const db = openDatabase({ dataDir: data.dir });
+async function seeded(store: Store, label: string, size: number, fakeUrl: string): Promise<Sized> {
+  const database = await store.create(label);
+  const data = await prepareRunload(`scale-${label}`, database.env, fakeUrl);
+  const db = store.open(data);
   try {
     await seedHistory(db, { runs: size, assets: size, accountId: data.accountId, appVersionId: data.app });
   } finally {
     await db.destroy();
   }
-  return { label, data, poll: [], create: [] };
+  return { label, data, drop: database.drop, poll: [], create: [] };
 }
 
 const median = (v: readonly number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
 
-/** The plans SQLite chooses for the hot queries, as the repositories issue them. */
+/** The plan the database chooses for one statement, on one line. */
+async function explain(db: Knex, sql: string, bindings: readonly unknown[]): Promise<string> {
+  if (dialectOf(db) === 'postgres') {
+    // The statement as pg received it ($1, $2…), sent on a connection of its own with its values.
+    type PgConnection = { query(text: string, values: readonly unknown[]): Promise<{ rows: Record<string, string>[] }> };
+    const connection = (await db.client.acquireConnection()) as PgConnection;
+    try {
+      const result = await connection.query(`EXPLAIN ${sql}`, bindings);
+      return result.rows.map((r) => (r['QUERY PLAN'] ?? '').trim()).join('; ');
+    } finally {
+      await db.client.releaseConnection(connection);
+    }
+  }
+  const rows = (await db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as Knex.RawBinding[])) as { detail: string }[];
+  return rows.map((r) => r.detail).join('; ');
+}
+
+/** An index search, never a scan of a whole table nor a sort of what was found. */
+function usesIndexes(plan: string, store: Store['name']): boolean {
+  const tables = '(runs|assets|gpu_charges|runs_in_flight|gpu_usage_monthly)';
+  if (store === 'PostgreSQL') return /Index/.test(plan) && !new RegExp(`Seq Scan on ${tables}\\b`).test(plan) && !/\bSort\b/.test(plan);
+  return /SEARCH/.test(plan) && !new RegExp(`\\bSCAN ${tables}\\b`).test(plan) && !/TEMP B-TREE/.test(plan);
+}
+
+/** The plans the database chooses for the hot queries, as the repositories issue them. */
 async function hotQueryPlans(db: Knex, accountId: string, appVersionId: string): Promise<{ name: string; plan: string }[]> {
   const runs = new KnexRunRepository(db);
   const probe = newQueuedRun({ id: 'cccccccc-0000-4000-8000-000000000005', accountId, appVersionId, createdAt: new Date(), inputs: {}, workflow: {} });
@@ -56,16 +122,13 @@ async function hotQueryPlans(db: Knex, accountId: string, appVersionId: string):
     db.on('query', listen);
     await work();
     db.removeListener('query', listen);
-    for (const q of captured) {
-      const rows = (await db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings as Knex.RawBinding[])) as { detail: string }[];
-      plans.push({ name, plan: rows.map((r) => r.detail).join('; ') });
-    }
+    for (const q of captured) plans.push({ name, plan: await explain(db, q.sql, q.bindings) });
   }
   return plans;
 }
 
-async function readPlans(s: Sized): Promise<{ name: string; plan: string }[]> {
-  const db = openDatabase({ dataDir: s.data.dir });
+async function readPlans(store: Store, s: Sized): Promise<{ name: string; plan: string }[]> {
+  const db = store.open(s.data);
   try {
     return await hotQueryPlans(db, s.data.accountId, s.data.app);
   } finally {
@@ -74,45 +137,58 @@ async function readPlans(s: Sized): Promise<{ name: string; plan: string }[]> {
 }
 
 export async function benchScale(options: { quick: boolean; say: (line: string) => void; fakeUrl: string }): Promise<void> {
+  await scaleOn(sqliteStore, options);
+  await scaleOn(postgresStore(process.env['RUNLOAD_BENCH_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'), options).catch((error: unknown) =>
+    options.say(`- not measured on PostgreSQL: ${(error as Error).message}\n`),
+  );
+}
+
+async function scaleOn(store: Store, options: { quick: boolean; say: (line: string) => void; fakeUrl: string }): Promise<void> {
   const { say, quick } = options;
   const large = quick ? 100_000 : 1_000_000;
   // Many short alternating rounds: a background load that comes and goes hits both sizes alike.
   const rounds = quick ? 3 : 9;
   const seconds = quick ? 1 : 1.5;
-  say(`## 5. Scale of data: ${large.toLocaleString('en')} runs and assets against 1,000 (SQLite)`);
+  say(`## 5. Scale of data: ${large.toLocaleString('en')} runs and assets against 1,000 (${store.name})`);
   const started = Date.now();
-  const sizes = [await seeded('small', 1000, options.fakeUrl), await seeded('large', large, options.fakeUrl)];
-  say(`- seeded with recursive-CTE INSERT … SELECT in ${((Date.now() - started) / 1000).toFixed(0)} s; the benchmark's account owns a tenth of the runs and assets, spread over 180 days with GPU charges, the rest belongs to 2,000 other accounts and 100 app versions`);
-  const plans = await readPlans(sizes[1] as Sized);
-  for (const s of sizes) {
-    s.server = await startOn(s.data);
-    const res = await fetch(`${s.server.url}/api/v1/apps/${s.data.app}`, { method: 'POST', headers: { ...s.server.auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
-    s.runId = ((await res.json()) as { run_id: string }).run_id;
-  }
-  for (let round = 0; round < rounds; round += 1) {
-    for (const s of round % 2 === 0 ? sizes : [...sizes].reverse()) {
-      const server = s.server as RunloadServer;
-      const poll = await sequentialLatency(`${server.url}/api/v1/runs/${s.runId}`, { headers: server.auth }, seconds);
-      const create = await sequentialLatency(`${server.url}/api/v1/apps/${server.app}`, { method: 'POST', headers: { ...server.auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' }, seconds);
-      s.poll.push(poll.p50);
-      s.create.push(create.p50);
+  const sizes: Sized[] = [];
+  try {
+    sizes.push(await seeded(store, 'small', 1000, options.fakeUrl));
+    sizes.push(await seeded(store, 'large', large, options.fakeUrl));
+    const how = store.name === 'SQLite' ? 'recursive-CTE INSERT … SELECT' : 'generate_series INSERT … SELECT, then ANALYZE';
+    say(`- seeded with ${how} in ${((Date.now() - started) / 1000).toFixed(0)} s; the benchmark's account owns a tenth of the runs and assets, spread over 180 days with GPU charges, the rest belongs to 2,000 other accounts and 100 app versions`);
+    const plans = await readPlans(store, sizes[1] as Sized);
+    for (const s of sizes) {
+      s.server = await startOn(s.data);
+      const res = await fetch(`${s.server.url}/api/v1/apps/${s.data.app}`, { method: 'POST', headers: { ...s.server.auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
+      s.runId = ((await res.json()) as { run_id: string }).run_id;
+    }
+    for (let round = 0; round < rounds; round += 1) {
+      for (const s of round % 2 === 0 ? sizes : [...sizes].reverse()) {
+        const server = s.server as RunloadServer;
+        const poll = await sequentialLatency(`${server.url}/api/v1/runs/${s.runId}`, { headers: server.auth }, seconds);
+        const create = await sequentialLatency(`${server.url}/api/v1/apps/${server.app}`, { method: 'POST', headers: { ...server.auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' }, seconds);
+        s.poll.push(poll.p50);
+        s.create.push(create.p50);
+      }
+    }
+    const [small, big] = sizes as [Sized, Sized];
+    for (const [what, a, b] of [['poll', small.poll, big.poll], ['create', small.create, big.create]] as const) {
+      const ratio = median(b) / median(a);
+      const list = (v: readonly number[]) => v.map((x) => x.toFixed(2)).join(' / ');
+      say(
+        `- ${what} latency p50 (one client, requests back to back, ${rounds} alternating rounds of ${seconds} s; each round's p50): 1,000 rows ${list(a)} ms; ${large.toLocaleString('en')} rows ${list(b)} ms; ratio of the medians ${ratio.toFixed(2)}× (target ≤ 1.2×): ${ratio <= 1.2 ? 'meets the target' : '**misses the target**'}`,
+      );
+    }
+    for (const { name, plan } of plans) {
+      say(`- plan of ${name} on the large database: ${usesIndexes(plan, store.name) ? 'uses its index' : '**scans a table or sorts**'}: \`${plan}\``);
+    }
+  } finally {
+    for (const s of sizes) {
+      await s.server?.stop();
+      await s.drop();
     }
   }
-  const [small, big] = sizes as [Sized, Sized];
-  for (const [what, a, b] of [['poll', small.poll, big.poll], ['create', small.create, big.create]] as const) {
-    const ratio = median(b) / median(a);
-    const list = (v: readonly number[]) => v.map((x) => x.toFixed(2)).join(' / ');
-    say(
-      `- ${what} latency p50 (one client, requests back to back, ${rounds} alternating rounds of ${seconds} s; each round's p50): 1,000 rows ${list(a)} ms; ${large.toLocaleString('en')} rows ${list(b)} ms; ratio of the medians ${ratio.toFixed(2)}× (target ≤ 1.2×): ${ratio <= 1.2 ? 'meets the target' : '**misses the target**'}`,
-    );
-  }
-  for (const s of sizes) await s.server?.stop();
-  for (const { name, plan } of plans) {
-    // An index search, never a scan of a table nor a sort of what was found.
-    const indexed = /SEARCH/.test(plan) && !/\bSCAN (runs|assets|gpu_charges|runs_in_flight|gpu_usage_monthly)\b/.test(plan) && !/TEMP B-TREE/.test(plan);
-    say(`- plan of ${name} on the large database: ${indexed ? 'uses its index' : '**scans a table or sorts**'}: \`${plan}\``);
-  }
-
   say('');
 }
 

@@ -1,10 +1,12 @@
 /**
- * Seeds a runload database with a history, in set-based SQL (recursive CTEs on SQLite): other
- * accounts, app versions, finished runs with their GPU charges, and assets. The benchmark's own
- * account owns a tenth of the runs and assets, spread over the last 180 days like the rest.
+ * Seeds a runload database with a history, in set-based SQL (a recursive CTE on SQLite,
+ * generate_series on PostgreSQL): other accounts, app versions, finished runs with their GPU
+ * charges, and assets. The benchmark's own account owns a tenth of the runs and assets, spread
+ * over the last 180 days like the rest.
  * @module
  */
 import type { Knex } from 'knex';
+import { dialectOf, type Dialect } from '@runload/storage-adapter';
 
 export interface HistoryShape {
   readonly runs: number;
@@ -19,14 +21,23 @@ const OTHER_ACCOUNTS = 2000;
 const APP_VERSIONS = 100;
 const DAYS = 180;
 
-/** `id(expr)`: a UUID-shaped text from an integer expression, distinct per prefix. */
-const uuid = (prefix: string, expr: string) => `printf('${prefix}-0000-4000-8000-%012x', ${expr})`;
-
-function sequence(n: number): string {
-  return `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${n})`;
+/** The few SQL spellings that differ between the two databases. */
+function dialectSql(dialect: Dialect) {
+  const hex = (expr: string, width: number) =>
+    dialect === 'postgres' ? `lpad(to_hex(${expr}), ${width}, '0')` : `printf('%0${width}x', ${expr})`;
+  return {
+    /** A UUID-shaped text from an integer expression, distinct per prefix. */
+    uuid: (prefix: string, expr: string) => `'${prefix}-0000-4000-8000-' || ${hex(expr, 12)}`,
+    hex,
+    /** `seq(i)` with i from 1 to n (64-bit on PostgreSQL: i times a time step exceeds 32 bits). */
+    sequence: (n: number) =>
+      dialect === 'postgres' ? `WITH seq(i) AS (SELECT generate_series(1::bigint, ${n}))` : `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${n})`,
+    no: dialect === 'postgres' ? 'false' : '0',
+  };
 }
 
 export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> {
+  const { uuid, hex, sequence, no } = dialectSql(dialectOf(db));
   const now = Date.now();
   const span = DAYS * 86_400_000;
   const owner = (i: string) => `CASE WHEN ${i} % 10 = 0 THEN '${shape.accountId}' ELSE ${uuid('aaaaaaaa', `${i} % ${OTHER_ACCOUNTS}`)} END`;
@@ -52,17 +63,25 @@ export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> 
             CASE WHEN i % 100 < 90 THEN 'succeeded' WHEN i % 100 < 98 THEN 'failed' ELSE 'canceled' END,
             t, t + 200, t + 200 + 1000 + i % 5000, '{}', v.workflow, NULL, '[]', NULL,
             '{"queueMs":200,"runMs":' || (1000 + i % 5000) || ',"gpuSeconds":' || ((1000 + i % 5000) / 1000.0) || '}',
-            (1000 + i % 5000) / 1000.0, 'http://gpu-' || (i % 4) || ':8188', NULL, NULL, 0
+            (1000 + i % 5000) / 1000.0, 'http://gpu-' || (i % 4) || ':8188', NULL, NULL, ${no}
        FROM (SELECT i, ${now - span} + i * ${Math.floor(span / Math.max(1, shape.runs))} AS t FROM seq) s,
             (SELECT workflow FROM app_versions WHERE id = ?) v`,
     [shape.appVersionId, shape.appVersionId],
   );
   await db.raw(`INSERT INTO gpu_charges (run_id, account_id, seconds, charged_at) SELECT id, account_id, gpu_seconds, finished_at FROM runs WHERE gpu_seconds IS NOT NULL`);
+  // Every account and app version that ever had a run in flight keeps its (now zero) counter row.
+  await db.raw(
+    `INSERT INTO runs_in_flight (account_id, app_version_id, n)
+     SELECT DISTINCT account_id, app_version_id, 0 FROM runs
+     ON CONFLICT (account_id, app_version_id) DO NOTHING`,
+  );
   await db.raw(
     `${sequence(shape.assets)}
      INSERT INTO assets (id, account_id, filename, content_type, size, sha256, created_at)
      SELECT ${uuid('dddddddd', 'i')}, ${owner('i')}, 'seeded-' || i || '.png', 'image/png', 1000 + i % 100000,
-            printf('%064x', i), ${now - span} + i * ${Math.floor(span / Math.max(1, shape.assets))}
+            ${hex('i', 64)}, ${now - span} + i * ${Math.floor(span / Math.max(1, shape.assets))}
        FROM seq`,
   );
+  // PostgreSQL's autovacuum analyzes a table that grew this much; a seeded one must be told to.
+  if (dialectOf(db) === 'postgres') await db.raw('ANALYZE');
 }
