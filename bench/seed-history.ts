@@ -70,9 +70,10 @@ export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> 
   );
   await db.raw(`INSERT INTO gpu_charges (run_id, account_id, seconds, charged_at) SELECT id, account_id, gpu_seconds, finished_at FROM runs WHERE gpu_seconds IS NOT NULL`);
   // Every account and app version that ever had a run in flight keeps its (now zero) counter row.
+  // (WHERE true: SQLite needs it to read ON CONFLICT as the upsert clause.)
   await db.raw(
     `INSERT INTO runs_in_flight (account_id, app_version_id, n)
-     SELECT DISTINCT account_id, app_version_id, 0 FROM runs
+     SELECT DISTINCT account_id, app_version_id, 0 FROM runs WHERE true
      ON CONFLICT (account_id, app_version_id) DO NOTHING`,
   );
   await db.raw(
