@@ -28,8 +28,7 @@ export class ComfyUiHttp {
 
   async request(method: 'GET' | 'POST', path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResult> {
     const init: RequestInit = { method, signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs) };
-    if (body instanceof FormData) init.body = body;
-    else if (body instanceof StreamedBody) {
+    if (body instanceof StreamedBody) {
       init.body = body.stream;
       init.headers = { 'content-type': body.contentType };
       (init as RequestInit & { duplex: 'half' }).duplex = 'half';
