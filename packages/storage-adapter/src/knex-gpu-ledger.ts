@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { GpuCharge, GpuLedger } from '@runload/core';
-import { rawRows } from './columns.js';
+import { placeholders, rawRows } from './columns.js';
 import { calendarMonthOf } from './migration-gpu-usage-monthly.js';
 import { guarded } from './storage-errors.js';
 import { TickBatch } from './tick-batch.js';
@@ -38,7 +38,7 @@ export class KnexGpuLedger implements GpuLedger {
     for (const q of queries) periods.set(`${q.from}:${q.to}`, [...(periods.get(`${q.from}:${q.to}`) ?? []), q]);
     for (const [period, group] of periods) {
       const accounts = [...new Set(group.map((q) => q.accountId))];
-      const marks = accounts.map(() => '?').join(', ');
+      const marks = placeholders(accounts.length);
       const first = group[0] as UsedQuery;
       // A calendar month (what run admission asks) has its running total; other periods are summed.
       const month = calendarMonthOf(new Date(first.from), new Date(first.to));

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Run } from '@runload/core';
-import { rawRows } from './columns.js';
+import { placeholders, rawRows } from './columns.js';
 import { fromRun, toRun } from './run-row.js';
 
 /** The statuses of a run in flight: it may still cost GPU time. */
@@ -13,11 +13,9 @@ export const ACTIVE_STATUSES = ['queued', 'running', 'canceling'] as const;
 /** How many of an app version's latest runs make its GPU-time estimate. */
 export const ESTIMATE_WINDOW = 20;
 
-const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
 export async function selectRuns(db: Knex, ids: readonly string[]): Promise<(Run | null)[]> {
   const unique = [...new Set(ids)];
-  const rows = rawRows(await db.raw(`SELECT * FROM runs WHERE id IN (${marks(unique.length)})`, unique));
+  const rows = rawRows(await db.raw(`SELECT * FROM runs WHERE id IN (${placeholders(unique.length)})`, unique));
   const byId = new Map(rows.map((row) => [String(row['id']), toRun(row)]));
   return ids.map((id) => byId.get(id) ?? null);
 }
@@ -63,7 +61,7 @@ export async function estimateInFlight(db: Knex, accountIds: readonly string[]):
                   WHERE app_version_id = f.app_version_id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
                   ORDER BY finished_at DESC LIMIT ${ESTIMATE_WINDOW}) recent) AS mean
          FROM runs_in_flight f
-        WHERE f.account_id IN (${marks(unique.length)}) AND f.n > 0`,
+        WHERE f.account_id IN (${placeholders(unique.length)}) AND f.n > 0`,
       unique,
     ),
   );
