@@ -8,7 +8,7 @@ import os from 'node:os';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
 import { dialectOf, KnexAssetRepository, KnexGpuLedger, KnexRunRepository, openDatabase } from '@runload/storage-adapter';
-import { sequentialLatency } from './harness.js';
+import { percentile, sequentialLatency } from './harness.js';
 import { prepareRunload, startOn, type PreparedData, type RunloadServer } from './http-paths.js';
 import { seedHistory } from './seed-history.js';
 
@@ -74,7 +74,7 @@ async function seeded(store: Store, label: string, size: number, fakeUrl: string
   return { label, data, drop: database.drop, poll: [], create: [] };
 }
 
-const median = (v: readonly number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
+const median = (v: readonly number[]) => percentile(v, 50);
 
 /** The plan the database chooses for one statement, on one line. */
 async function explain(db: Knex, sql: string, bindings: readonly unknown[]): Promise<string> {

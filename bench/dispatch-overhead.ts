@@ -12,17 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
-import { cpuSeconds } from './harness.js';
+import { cpuSeconds, percentile } from './harness.js';
 import { startRunload, type RunloadServer } from './http-paths.js';
 import { summarizeProfileDir } from './profile-summary.js';
 
 const now = () => performance.timeOrigin + performance.now();
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled', 'expired']);
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 

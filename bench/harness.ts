@@ -99,6 +99,12 @@ export function machine(): string {
   return `${cores} cores (${cpu}), ${mem.toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}`;
 }
 
+/** The value below which `p` percent of `values` lie (the sample at that rank; 50 is the median). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
 /** Latency of one client making requests back to back for `seconds`, in ms with µs precision. */
 export async function sequentialLatency(url: string, init: RequestInit, seconds: number): Promise<{ p50: number; p99: number; n: number }> {
   const times: number[] = [];
@@ -110,7 +116,5 @@ export async function sequentialLatency(url: string, init: RequestInit, seconds:
     if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status}`);
     times.push(performance.now() - t0);
   }
-  times.sort((a, b) => a - b);
-  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99), n: times.length };
+  return { p50: percentile(times, 50), p99: percentile(times, 99), n: times.length };
 }

@@ -10,7 +10,7 @@ import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
-import { autocannon, cli, peakRssMiB, ROOT, startListening, type LoadResult } from './harness.js';
+import { autocannon, cli, peakRssMiB, percentile, ROOT, startListening, type LoadResult } from './harness.js';
 import { summarizeProfileDir } from './profile-summary.js';
 
 export interface BenchOptions {
@@ -187,9 +187,8 @@ export async function benchHttpPaths(options: BenchOptions): Promise<void> {
     baseRounds.push(curl(['-F', `file=@${wav};type=audio/wav`, `${baseline.url}/upload`]));
     upRounds.push(curl(['-H', `authorization: Bearer ${sqlite.key}`, '-F', `file=@${wav};type=audio/wav`, `${sqlite.url}/api/v1/assets`]));
   }
-  const medianOf = (v: number[]) => [...v].sort((a, b) => a - b)[1] as number;
-  const baseSeconds = medianOf(baseRounds);
-  const upSeconds = medianOf(upRounds);
+  const baseSeconds = percentile(baseRounds, 50);
+  const upSeconds = percentile(upRounds, 50);
   const after = peakRssMiB(sqlite.pid);
   say(`- baseline (the same multipart request streamed as it is to a file, synced to disk before the answer): ${(uploadMiB / baseSeconds).toFixed(0)} MiB/s (median of 3)`);
   say(`- runload (multipart parsed, type detected, hashed, synced to disk before the answer): ${(uploadMiB / upSeconds).toFixed(0)} MiB/s (median of 3) — ${pct(baseSeconds, upSeconds)} of baseline (target ≥ 70%): ${verdict(baseSeconds / upSeconds >= 0.7)}`);
