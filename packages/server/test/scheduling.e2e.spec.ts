@@ -18,8 +18,14 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
 
 const TEXT_TO_IMAGE = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/text-to-image.api.json'), 'utf8')) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 
+/** Text to image with this checkpoint, on a small canvas (the fake paints and encodes real PNGs). */
 function withCheckpoint(name: string, prefix: string) {
-  return { ...TEXT_TO_IMAGE, '4': { ...TEXT_TO_IMAGE['4'], inputs: { ckpt_name: name } }, '9': { ...TEXT_TO_IMAGE['9'], inputs: { ...TEXT_TO_IMAGE['9']?.inputs, filename_prefix: prefix } } };
+  return {
+    ...TEXT_TO_IMAGE,
+    '4': { ...TEXT_TO_IMAGE['4'], inputs: { ckpt_name: name } },
+    '5': { ...TEXT_TO_IMAGE['5'], inputs: { width: 64, height: 64, batch_size: 1 } },
+    '9': { ...TEXT_TO_IMAGE['9'], inputs: { ...TEXT_TO_IMAGE['9']?.inputs, filename_prefix: prefix } },
+  };
 }
 
 /** The run id a prompt carries (runload marks every prompt it sends). */
