@@ -36,18 +36,16 @@ describeExecutorContract('in-memory', async () => {
 describe('InMemoryExecutor', () => {
   const job = (runId: string) => ({ runId, workflow: {}, inputs: {}, media: {} });
 
-  it('is healthy but offers no room by default, and keeps what is submitted queued', async () => {
+  it('is healthy by default, and keeps what is submitted queued', async () => {
     const executor = new InMemoryExecutor();
     expect((await executor.health()).available).to.equal(true);
-    expect(executor.placement()).to.deep.equal([]);
     await executor.submit(IN_MEMORY_BACKEND, job('r1'));
     await new Promise((r) => setTimeout(r, 10));
     expect(await executor.inspect(IN_MEMORY_BACKEND, 'r1')).to.deep.equal({ state: 'queued', position: 0 });
   });
 
-  it('offers its backend to placement when accepting, and lacks what it is told to', async () => {
+  it('offers its backend to placement while available, and lacks what it is told to', async () => {
     const executor = new InMemoryExecutor();
-    executor.accepting = true;
     expect(executor.placement()).to.deep.equal([{ id: IN_MEMORY_BACKEND, foreignPrompts: 0 }]);
     const work = { workflow: { '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sdxl.safetensors' } } }, inputs: {} };
     expect(executor.missingEverywhere(work)).to.equal(null);

@@ -115,10 +115,10 @@ export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promi
   const rows = rawRows(
     await db.raw(
       `WITH waiting AS (
-         SELECT w.id AS id, w.created_at AS created_at,
-                ROW_NUMBER() OVER (PARTITION BY w.account_id ORDER BY w.created_at, w.id) - 1 + COALESCE(h.n, 0) AS rnk
-           FROM runs w LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = w.account_id
-          WHERE w.status = 'queued' AND w.backend_id IS NULL)
+         SELECT runs.id AS id, runs.created_at AS created_at,
+                ROW_NUMBER() OVER (PARTITION BY runs.account_id ORDER BY runs.created_at, runs.id) - 1 + COALESCE(h.n, 0) AS rnk
+           FROM runs LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = runs.account_id
+          WHERE runs.status = 'queued' AND runs.backend_id IS NULL)
        SELECT k.id AS id,
               (SELECT COUNT(*) FROM waiting x JOIN waiting me ON me.id = k.id
                 WHERE x.rnk < me.rnk OR (x.rnk = me.rnk AND (x.created_at < me.created_at OR (x.created_at = me.created_at AND x.id < me.id)))) AS n

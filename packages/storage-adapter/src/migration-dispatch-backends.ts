@@ -17,11 +17,12 @@ export const DISPATCH_BACKENDS_MIGRATION = {
       // Written first by every claim on SQLite, so the claim holds the write lock from its start.
       t.bigInteger('touched_at').nullable();
     });
-    // The runs a backend holds are counted on every claim.
-    await db.schema.alterTable('runs', (t) => t.index(['backend_id', 'status'], 'runs_by_backend_status'));
+    // Every claim counts the runs each backend and each account holds (status first: finished
+    // runs keep their backend, and there are many of them).
+    await db.schema.alterTable('runs', (t) => t.index(['status', 'backend_id', 'account_id', 'created_at', 'id'], 'runs_by_status_backend'));
   },
   async down(db: Knex): Promise<void> {
-    await db.schema.alterTable('runs', (t) => t.dropIndex(['backend_id', 'status'], 'runs_by_backend_status'));
+    await db.schema.alterTable('runs', (t) => t.dropIndex(['status', 'backend_id', 'account_id', 'created_at', 'id'], 'runs_by_status_backend'));
     await db.schema.dropTableIfExists('dispatch_backends');
   },
 };

@@ -1,6 +1,6 @@
 /**
- * A scripted backend in memory. By default it reports itself healthy, offers no room for
- * execution (`placement` is empty) and keeps whatever is submitted queued, so runs stay `queued`:
+ * A scripted backend in memory. By default it reports itself healthy, offers itself to placement
+ * and keeps whatever is submitted queued, so runs stay `queued`:
  * what tests and embedders of the public API need. A test moves runs with `start`, `executing`,
  * `progress`, `succeed`, `fail` or `forget`, or sets `autoRun` to have them succeed on their own.
  * @module
@@ -49,8 +49,6 @@ export class InMemoryExecutor implements Executor {
   held = false;
   /** With autoRun: the next run fails at a node instead. */
   failNextRun = false;
-  /** Whether `placement` offers the backend (autoRun implies it). */
-  accepting = false;
   private readonly entries = new Map<string, Entry>();
   private readonly files = new Map<string, ScriptedOutput>();
 
@@ -62,7 +60,7 @@ export class InMemoryExecutor implements Executor {
   readonly missing = new Set<string>();
 
   placement(): readonly BackendPlacement[] {
-    if (!this.available || !(this.accepting || this.autoRun)) return [];
+    if (!this.available) return [];
     return [{ id: IN_MEMORY_BACKEND, foreignPrompts: 0 }];
   }
 
