@@ -93,6 +93,22 @@ describe('runs on ComfyUI, end to end', function () {
       fake.setExecutionMs(200);
     });
 
+    it('charges a run whose backend executed it but whose outputs cannot be read, and fails it OUTPUTS_UNREADABLE', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      const before = (await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account')).body.gpu_seconds_used;
+      // A 20,000-character file name makes the backend's /view URL too long for it to answer (431).
+      const runId = await start({ '1:image': image, '4:filename_prefix': 'p'.repeat(20_000) });
+      const run = await api.waitFor(runId, ['succeeded', 'failed'], 30_000);
+      expect(run['status']).to.equal('failed');
+      const error = run['error'] as { code: string; message: string };
+      expect(error.code).to.equal('OUTPUTS_UNREADABLE');
+      expect(error.message.length, 'the message does not carry the whole input').to.be.below(1000);
+      const metrics = run['metrics'] as { gpu_seconds: number };
+      expect(metrics.gpu_seconds).to.be.greaterThan(0.1);
+      const after = (await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account')).body.gpu_seconds_used;
+      expect(after - before).to.be.closeTo(metrics.gpu_seconds, 0.002);
+    });
+
     it('fails a run past its time limit with RUN_TIMEOUT', async () => {
       const image = await api.upload(INPUT_PNG, 'input.png');
       fake.setExecutionMs(8000);

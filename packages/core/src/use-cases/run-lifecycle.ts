@@ -82,6 +82,15 @@ export class RunLifecycle {
     return this.finish(run, 'failed', null, { error });
   }
 
+  /**
+   * The backend executed the run but its outputs cannot be read back (it refuses or lost the
+   * files): failed with OUTPUTS_UNREADABLE and charged, since the GPU did the work.
+   */
+  async outputsUnreadable(run: Run, timing: ExecutionTiming, reason: string): Promise<Run | null> {
+    const error: RunError = { code: 'OUTPUTS_UNREADABLE', message: `The run executed but its outputs could not be read from the backend: ${shorten(reason)}`, nodeId: null, nodeType: null };
+    return this.finish(run, 'failed', timing, { error });
+  }
+
   /** The backend went away before the run started: it waits for dispatch again, at no cost. */
   async requeue(run: Run): Promise<Run | null> {
     const updated = await this.runs.update(
@@ -166,4 +175,9 @@ export class RunLifecycle {
     await this.assets.create(asset);
     return asset;
   }
+}
+
+/** Error texts can carry a run's inputs (a file name made of a long prompt): never store or show them whole. */
+function shorten(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
