@@ -59,7 +59,10 @@ function bearerToken(event: H3Event): string | null {
  * where undici's Response would be turned into a web stream first (a third of a poll's time).
  */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
-  return new FastResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  const text = JSON.stringify(body);
+  // Set on every transport (Node's would add it, a web Response would not), so HEAD can repeat it.
+  const length = String(Buffer.byteLength(text));
+  return new FastResponse(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length, ...headers } });
 }
 
 export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
