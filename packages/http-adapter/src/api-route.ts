@@ -4,7 +4,6 @@
  * rate-limit headers. Handlers never build error responses themselves.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
 import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState } from '@runload/core';
@@ -99,7 +98,7 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return await finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
-      if (isClientGone(error, event.runtime?.node?.req as IncomingMessage | undefined)) {
+      if (isClientGone(error)) {
         deps.log('info', 'client went away', { requestId, path: event.url.pathname });
         return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
       }

@@ -3,8 +3,6 @@
  * is logged at `info`, without a stack.
  * @module
  */
-import type { IncomingMessage } from 'node:http';
-
 export class ClientGoneError extends Error {
   constructor() {
     super('the client went away before the body ended');
@@ -13,9 +11,8 @@ export class ClientGoneError extends Error {
 
 const GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
 
-/** True when `error` comes from the client leaving, or the request was cut before it ended. */
-export function isClientGone(error: unknown, nodeReq?: IncomingMessage): boolean {
+/** True when `error` comes from the client leaving before its request ended. */
+export function isClientGone(error: unknown): boolean {
   if (error instanceof ClientGoneError) return true;
-  if (GONE_CODES.has(String((error as { code?: unknown } | null)?.code))) return true;
-  return nodeReq !== undefined && !nodeReq.complete && nodeReq.destroyed;
+  return GONE_CODES.has(String((error as { code?: unknown } | null)?.code));
 }
