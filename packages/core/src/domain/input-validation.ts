@@ -80,7 +80,8 @@ export function checkInputs(specs: readonly InputSpec[], inputs: Record<string, 
     }
     const reason = checkValue(spec, value);
     if (reason) problems.push({ key, reason });
-    else values[key] = value as string | number | boolean;
+    // Asset ids are stored in lower case; one sent in upper case names the same asset.
+    else values[key] = isMediaInputType(spec.type) ? (value as string).toLowerCase() : (value as string | number | boolean);
   }
   return { values, problems };
 }
