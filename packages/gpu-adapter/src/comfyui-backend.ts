@@ -112,6 +112,7 @@ export class ComfyUiBackend {
         );
         return { accepted: false, error: partialRefusal(answer.node_errors, job.workflow) };
       }
+      this.followers.plan(job.runId, Object.keys(prompt));
       return { accepted: true };
     }
     // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt (protocol §3): neither queued it.

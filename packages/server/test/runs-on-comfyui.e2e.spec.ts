@@ -71,6 +71,30 @@ describe('runs on ComfyUI, end to end', function () {
       expect(fake.executedCount(prompt?.prompt_id ?? '')).to.equal(1);
     });
 
+    it('shows progress moving through an image job without a sampler, and completes it when the run succeeds', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.setExecutionMs(1200);
+      const runId = await start({ '1:image': image, '2:blur_radius': 5 });
+      const seen: number[] = [];
+      const deadline = Date.now() + 20_000;
+      let run: Record<string, unknown> = {};
+      while (Date.now() < deadline) {
+        run = (await api.json<Record<string, unknown>>('GET', `/api/v1/runs/${runId}`)).body;
+        const progress = run['progress'] as { value: number; max: number } | null;
+        if (run['status'] === 'running' && progress) {
+          expect(progress.max, 'the four nodes of the app').to.equal(4);
+          if (seen.at(-1) !== progress.value) seen.push(progress.value);
+        }
+        if (run['status'] !== 'queued' && run['status'] !== 'running') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      fake.setExecutionMs(200);
+      expect(run['status']).to.equal('succeeded');
+      expect(seen.length, `progress values seen while running: ${JSON.stringify(seen)}`).to.be.at.least(2);
+      expect(seen, 'never backwards').to.deep.equal([...seen].sort((a, b) => a - b));
+      expect(run['progress']).to.deep.equal({ value: 4, max: 4, node_id: null });
+    });
+
     it('fails a run with EXECUTION_ERROR naming the node that raised', async () => {
       const image = await api.upload(INPUT_PNG, 'input.png');
       fake.failNextWith({ nodeId: '2', exceptionType: 'RuntimeError', message: 'kernel exploded' });

@@ -59,11 +59,15 @@ export class RunLifecycle {
     return this.runs.update(run.id, { progress }, { status: ['running', 'canceling'] });
   }
 
-  /** Stores the outputs, charges the GPU time, then marks the run succeeded. */
+  /**
+   * Stores the outputs, charges the GPU time, then marks the run succeeded. Like every finished
+   * run it keeps its last progress, here completed (value = max); null if none was ever reported.
+   */
   async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
     const outputs: RunOutput[] = [];
     for (const [index, file] of files.entries()) outputs.push(await this.storeOutput(run, index, file));
-    return this.finish(run, 'succeeded', timing, { outputs, progress: null });
+    const progress = run.progress ? { value: run.progress.max, max: run.progress.max, nodeId: null } : null;
+    return this.finish(run, 'succeeded', timing, { outputs, progress });
   }
 
   /** A backend-side failure (validation, node error, timeout). Charged when it ran. */
@@ -117,7 +121,7 @@ export class RunLifecycle {
     run: Run,
     status: 'succeeded' | 'failed' | 'canceled' | 'expired',
     timing: ExecutionTiming | null,
-    patch: { outputs?: RunOutput[]; error?: RunError; progress?: null },
+    patch: { outputs?: RunOutput[]; error?: RunError; progress?: RunProgress | null },
   ): Promise<Run | null> {
     const gpuSeconds = timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) / 1000 : null;
     if (gpuSeconds !== null && gpuSeconds > 0) {
