@@ -32,7 +32,10 @@ export interface HttpAppOptions {
   /** Formidable's scratch directory; keep it inside the data directory. */
   readonly uploadDir: string;
   readonly trustedProxies?: readonly string[];
-  /** The state of the database, limiter and backends for `/healthz`. */
+  /**
+   * The state of the database, limiter and backends for `/healthz`: `ok` false answers 503; a
+   * `backends` entry with `available: false` answers 200 with `status: "degraded"`.
+   */
   readonly health: () => Promise<{ ok: boolean } & Record<string, unknown>>;
   readonly log?: PipelineDeps['log'];
   readonly requestId?: () => string;
@@ -102,7 +105,9 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
       return { ok: false };
     });
     const { ok, ...rest } = health;
-    return jsonResponse(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', ...rest }, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store' });
+    // Reads are served without a backend, so 200 stays; `degraded` tells a monitor no run can start.
+    const status = !ok ? 'unavailable' : noBackendReachable((rest as Record<string, unknown>)['backends']) ? 'degraded' : 'ok';
+    return jsonResponse(ok ? 200 : 503, { status, ...rest }, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store' });
   };
   app.get('/healthz', healthz);
   app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
@@ -126,4 +131,9 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     return jsonResponse(response.status, response.body, { 'X-Request-Id': requestIdOf(event, deps), ...response.headers });
   });
   return app;
+}
+
+/** The executor's health (`{ available, backends }`) says no backend can take work. */
+function noBackendReachable(backends: unknown): boolean {
+  return typeof backends === 'object' && backends !== null && (backends as { available?: unknown }).available === false;
 }
