@@ -146,6 +146,13 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(0);
     });
 
+    it('keeps an unreadable output error short, though the file name is 20,000 characters long', async () => {
+      const error = await executor.fetchOutput(fake.url, { nodeId: '3', filename: `${'p'.repeat(20_000)}_00001_.png`, subfolder: '', type: 'output' }).catch((e: unknown) => e);
+      expect(CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')).to.equal(true);
+      expect((error as Error).message).to.match(/answered 431/);
+      expect((error as Error).message.length).to.be.below(400);
+    });
+
     it('names the class of a node the backend does not have', async () => {
       const result = await executor.submit(fake.url, job({ workflow: { ...WORKFLOW, '7': { class_type: 'NoSuchNode', inputs: {} } } }));
       expect(result.accepted).to.equal(false);
