@@ -86,7 +86,8 @@ describe('runs on ComfyUI, end to end', function () {
           if (seen.at(-1) !== progress.value) seen.push(progress.value);
         }
         if (run['status'] !== 'queued' && run['status'] !== 'running') break;
-        await new Promise((r) => setTimeout(r, 50));
+        // About a dozen polls over the run: well within the general limit the other tests share.
+        await new Promise((r) => setTimeout(r, 100));
       }
       fake.setExecutionMs(200);
       expect(run['status']).to.equal('succeeded');
