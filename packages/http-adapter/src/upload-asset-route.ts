@@ -62,8 +62,9 @@ export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, optio
   const result = /^multipart\/form-data\s*;/i.test(contentType)
     ? await streamUpload(ctx, api, options, contentType)
     : { ...uploadFailed(400), cause: new Error(`the body is not multipart/form-data (content-type: ${contentType.slice(0, 100) || 'none'})`) };
-  if (result.failure) {
-    options.log(result.failure.status >= 500 ? 'error' : 'info', 'upload refused', {
+  // A refusal is the client's doing (info); a storage failure is logged with its stack by the pipeline.
+  if (result.failure && result.failure.status < 500) {
+    options.log('info', 'upload refused', {
       requestId: ctx.requestId,
       status: result.failure.status,
       reason: describe(result.cause),
