@@ -1,7 +1,6 @@
 /** Operator commands on apps: publish a workflow as a new immutable version, delete, list. */
-import type { AppVersion } from '../../domain/app-version.js';
+import type { AppVersion, InputSpec } from '../../domain/app-version.js';
 import { CoreError } from '../../domain/errors.js';
-import type { InputSpec } from '../../domain/app-version.js';
 import { deriveInputs, parseWorkflow } from '../../domain/workflow.js';
 import type { AppVersionRepository } from '../../ports/app-version-repository.js';
 import type { Clock } from '../../ports/clock.js';
