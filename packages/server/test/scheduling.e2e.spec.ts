@@ -46,8 +46,12 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     before(async () => {
       withSdxl = await startFakeComfyUI({ executionMs: 60, checkpoints: ['v1-5-pruned-emaonly.safetensors', 'sdxl.safetensors'] });
       plain = await startFakeComfyUI({ executionMs: 60 });
+      // The tests poll many runs back to back with one key: the general limit is raised so they never meet it.
+      const limitsFile = path.join(data.dir, 'limits.json');
+      writeFileSync(limitsFile, JSON.stringify({ general_per_minute: 100_000 }));
       const env: Record<string, string> = {
         RUNLOAD_DATA_DIR: data.dir,
+        RUNLOAD_LIMITS_FILE: limitsFile,
         RUNLOAD_COMFYUI_URLS: `${withSdxl.url},${plain.url}`,
         RUNLOAD_DISPATCH_DEPTH: '1',
         RUNLOAD_LEASE_SECONDS: '5',
@@ -66,11 +70,15 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         return (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
       };
       const [keyA, keyB] = [await keyOf('a'), await keyOf('b')];
+      // The last app was published while a server that had its checkpoint was in the pool; it is gone now.
+      const gone = await startFakeComfyUI({ checkpoints: ['missing.safetensors'] });
       for (const [name, ckpt] of [['v15', 'v1-5-pruned-emaonly.safetensors'], ['other', 'v1-5-pruned-emaonly.safetensors'], ['sdxl', 'sdxl.safetensors'], ['missing', 'missing.safetensors']] as const) {
         const file = path.join(data.dir, `${name}.json`);
         writeFileSync(file, JSON.stringify(withCheckpoint(ckpt, name)));
-        apps[name] = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', name, '--workflow', file, '--expose', '3:seed'], env)).app_version_id;
+        const publishEnv = name === 'missing' ? { ...env, RUNLOAD_COMFYUI_URLS: gone.url } : env;
+        apps[name] = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', name, '--workflow', file, '--expose', '3:seed'], publishEnv)).app_version_id;
       }
+      await gone.close();
       servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
       clients = servers.map((s) => ({ a: apiClient(s.url, keyA), b: apiClient(s.url, keyB) }));
     });
