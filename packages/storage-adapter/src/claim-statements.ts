@@ -22,25 +22,40 @@ const CANDIDATES = 20;
 export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | null> {
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
   if (offers.size === 0) return null;
+  const known = knownBackendsOf(db);
   if (dialectOf(db) === 'sqlite') {
-    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite'));
+    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known));
     return claimed === 'skipped' ? null : claimed;
   }
   // Claims on other backends go side by side; when the backends this one could use are all being
   // claimed on, it waits for them (in id order, so two claims never wait on each other).
-  const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked'));
+  const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known));
   if (first !== 'skipped') return first;
-  const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait'));
+  const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known));
   return second === 'skipped' ? null : second;
 }
 
 type Locking = 'sqlite' | 'skip-locked' | 'wait';
 
+/** Per database, the backends whose row was seen committed: rows are never deleted, so never inserted again. */
+const knownBackendsByDb = new WeakMap<Knex, Set<string>>();
+
+function knownBackendsOf(db: Knex): Set<string> {
+  let known = knownBackendsByDb.get(db);
+  if (!known) knownBackendsByDb.set(db, (known = new Set()));
+  return known;
+}
+
 /** The claim; 'skipped' when nothing fit the backends it could lock while others were locked. */
-async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking): Promise<Run | null | 'skipped'> {
+async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>): Promise<Run | null | 'skipped'> {
   const ids = [...offers.keys()].sort();
   const nowMs = request.now.getTime();
-  await trx.raw(`INSERT INTO dispatch_backends (id) VALUES ${ids.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, ids);
+  const unknown = ids.filter((id) => !knownBackends.has(id));
+  if (unknown.length > 0) {
+    await trx.raw(`INSERT INTO dispatch_backends (id) VALUES ${unknown.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, unknown);
+    // Remembered once the row is surely there (its transaction committed).
+    void trx.executionPromise.then(() => unknown.forEach((id) => knownBackends.add(id)), () => undefined);
+  }
   // The backend rows are the lock every instance's claim takes: PostgreSQL locks them (or skips
   // those another claim holds); SQLite takes the database's write lock with this first write.
   if (locking === 'sqlite') await trx.raw(`UPDATE dispatch_backends SET touched_at = ? WHERE id IN (${placeholders(ids.length)})`, [nowMs, ...ids]);

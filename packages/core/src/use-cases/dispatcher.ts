@@ -153,6 +153,7 @@ export class Dispatcher {
           // The claim reserves a slot on the backend it names (before the prompt is sent, so a
           // crash in between is resolved by asking that backend), in one transaction shared by
           // every instance.
+          if (this.offers().length === 0) break;
           const run = await this.claim();
           if (!run?.backendId) break;
           const backendId = run.backendId;
@@ -176,9 +177,23 @@ export class Dispatcher {
       now: new Date(now),
       // A run past its queue time is never started, even between two sweeps.
       queuedSince: new Date(now - this.options.maxQueueSeconds * 1000),
-      backends: executor.placement().map((b) => ({ id: b.id, capacity: this.options.depth - b.foreignPrompts })),
+      backends: this.offers(),
       place: (run, free) => placeRun(run, free, (backendId, r) => executor.lacks(backendId, r)),
     });
+  }
+
+  /**
+   * The backends worth a claim. One that the runs followed here already fill has no room whatever
+   * other instances do, so it is left out: with every backend full no transaction is opened (a
+   * wake for each new run would otherwise cost one).
+   */
+  private offers(): { id: string; capacity: number }[] {
+    const mine = new Map<string, number>();
+    for (const t of this.tracked.values()) mine.set(t.backendId, (mine.get(t.backendId) ?? 0) + 1);
+    return this.deps.executor
+      .placement()
+      .map((b) => ({ id: b.id, capacity: this.options.depth - b.foreignPrompts }))
+      .filter((b) => (mine.get(b.id) ?? 0) < b.capacity);
   }
 
   private async dispatch(run: Run, tracked: Tracked): Promise<void> {
