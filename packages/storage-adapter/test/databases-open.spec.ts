@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexGpuLedger, KnexRunRepository, migrate, openDatabase } from '@runload/storage-adapter';
-import { undoLatestMigration } from '../src/migrations.js';
+import { undoMigrationsAfter } from '../src/migrations.js';
 import { fromRun as fromRunRow } from '../src/run-row.js';
 import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
 
@@ -78,8 +78,7 @@ describe('SQLite database file', () => {
     const { accountId, appVersionId } = await seed(t.db);
     const runs = new KnexRunRepository(t.db);
     await runs.create({ ...aRun(accountId, appVersionId, 0), status: 'succeeded', finishedAt: new Date(T + 1), metrics: { queueMs: 1, runMs: 1, gpuSeconds: 2 } });
-    await undoLatestMigration(t.db); // 004
-    await undoLatestMigration(t.db); // 003
+    await undoMigrationsAfter(t.db, '002_runs_by_account_status');
     for (const ms of [1, 2, 3]) await t.db('runs').insert({ ...fromRunRow(aRun(accountId, appVersionId, ms)) });
     await migrate(t.db);
     expect(await runs.estimateInFlightGpuSeconds(accountId)).to.equal(6);
@@ -88,7 +87,7 @@ describe('SQLite database file', () => {
   it('upgrading a database with GPU charges totals them per calendar month (migration 004)', async () => {
     const { accountId } = await seed(t.db);
     const march = Date.UTC(2026, 2, 1);
-    await undoLatestMigration(t.db);
+    await undoMigrationsAfter(t.db, '003_runs_in_flight');
     const charges = [[march - 1, 1], [march, 2], [march + 86_400_000, 4.5]] as const;
     for (const [at, seconds] of charges) await t.db('gpu_charges').insert({ run_id: randomUUID(), account_id: accountId, seconds, charged_at: at });
     await migrate(t.db);

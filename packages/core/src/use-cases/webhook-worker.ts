@@ -1,0 +1,129 @@
+/**
+ * Delivers the webhook outbox (CONTRACT 9). Any instance may run one: events are leased from
+ * the shared outbox, so each attempt is made by exactly one instance. A run change wakes the
+ * worker through the work signal; a short poll is the floor (and picks up retries when due).
+ * @module
+ */
+import type { Clock } from '../ports/clock.js';
+import type { DeliveryOutcome, WebhookTransport } from '../ports/webhook-transport.js';
+import type { WebhookEvent, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+import type { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
+
+/** After the first attempt: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h; then the event is given up. */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
+
+export interface WebhookWorkerOptions {
+  /** This instance's name on leases. */
+  readonly owner: string;
+  /** Delay before each retry; its length is the number of retries. */
+  readonly retryDelaysMs?: readonly number[];
+  /** How long a claim lasts: longer than one attempt's timeout. */
+  readonly leaseMs?: number;
+  /** The poll that finds due retries and events a lost signal did not announce. */
+  readonly pollMs?: number;
+  /** Events claimed (and sent in parallel) at a time. */
+  readonly batch?: number;
+  readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface WebhookWorkerDeps {
+  readonly outbox: WebhookOutbox;
+  readonly transport: WebhookTransport;
+  readonly secrets: ManageWebhookSecrets;
+  readonly signal: WorkSignal;
+  readonly clock: Clock;
+}
+
+export class WebhookWorker {
+  private readonly retryDelaysMs: readonly number[];
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly batch: number;
+  private unsubscribe: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly deps: WebhookWorkerDeps,
+    private readonly options: WebhookWorkerOptions,
+  ) {
+    this.retryDelaysMs = options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.batch = options.batch ?? 32;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.deps.signal.subscribe(() => this.wake());
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Delivers what is due now; resolves when the outbox has nothing due left. */
+  wake(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain()
+      .catch((error: unknown) => this.log('error', 'webhook worker pass failed', { error: String(error) }))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      for (;;) {
+        if (this.stopped) return;
+        const now = this.deps.clock.now();
+        const events = await this.deps.outbox.claimDue(this.options.owner, now, new Date(now.getTime() + this.leaseMs), this.batch);
+        if (events.length === 0) break;
+        await Promise.all(events.map((e) => this.attempt(e)));
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private async attempt(event: WebhookEvent): Promise<void> {
+    const attempt = event.attempts + 1;
+    const started = this.deps.clock.nowMs();
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.deps.transport.deliver(event, await this.deps.secrets.secretOf(event.accountId));
+    } catch (error) {
+      outcome = { delivered: false, status: null, error: String(error) };
+    }
+    const fields = { webhookId: event.id, runId: event.runId, type: event.type, attempt, status: outcome.status, ms: this.deps.clock.nowMs() - started };
+    if (outcome.delivered) {
+      await this.deps.outbox.markDelivered(event.id, this.options.owner, this.deps.clock.now());
+      this.log('info', 'webhook delivered', fields);
+      return;
+    }
+    const delay = this.retryDelaysMs[attempt - 1];
+    const next = delay === undefined ? null : new Date(this.deps.clock.nowMs() + delay);
+    await this.deps.outbox.markFailed(event.id, this.options.owner, outcome.error, next);
+    if (next) this.log('warn', 'webhook attempt failed; will retry', { ...fields, error: outcome.error, retryAt: next.toISOString() });
+    else this.log('error', 'webhook given up after its last attempt', { ...fields, error: outcome.error });
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>): void {
+    this.options.log?.(level, message, fields);
+  }
+}
