@@ -21,6 +21,7 @@ import {
   listRunsRoute,
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
+import { idempotentUpload } from './idempotency.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
@@ -65,7 +66,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES };
   const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
-    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => uploadAssetRoute(ctx, api, upload) },
+    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => idempotentUpload(ctx, api, () => uploadAssetRoute(ctx, api, upload)) },
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
     { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },

@@ -76,6 +76,10 @@ export class KnexWebhookOutbox implements WebhookOutbox {
     });
   }
 
+  releaseLeases(owner: string): Promise<number> {
+    return guarded(() => this.db('webhook_outbox').where({ lease_owner: owner }).update({ lease_owner: null, lease_expires_at: null }));
+  }
+
   listForRun(runId: string): Promise<(WebhookEventStatus & { id: string; type: WebhookEventType })[]> {
     return guarded(async () => {
       const rows = await this.db('webhook_outbox').where({ run_id: runId }).orderBy([{ column: 'occurred_at' }, { column: 'id' }]);

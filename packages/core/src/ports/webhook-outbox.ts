@@ -36,6 +36,8 @@ export interface WebhookOutbox {
   markDelivered(id: string, owner: string, at: Date): Promise<boolean>;
   /** The attempt failed: try again at `nextAttemptAt`, or never (null) — the event is then given up. */
   markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null): Promise<boolean>;
+  /** Frees every lease `owner` holds (a restarted instance holds no attempt in flight); returns how many. */
+  releaseLeases(owner: string): Promise<number>;
   /** The events of a run, for operators and tests. */
   listForRun(runId: string): Promise<(WebhookEventStatus & { id: string; type: WebhookEventType })[]>;
 }

@@ -54,6 +54,17 @@ export class InMemoryWebhookOutbox implements WebhookOutbox {
     return true;
   }
 
+  async releaseLeases(owner: string): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values()) {
+      if (r.leaseOwner === owner) {
+        r.leaseOwner = null;
+        n += 1;
+      }
+    }
+    return n;
+  }
+
   async listForRun(runId: string): Promise<(WebhookEventStatus & { id: string; type: WebhookEventType })[]> {
     return [...this.rows.values()]
       .filter((r) => r.event.runId === runId)

@@ -64,6 +64,13 @@ export function describeWebhookOutboxContract(
       expect(await outbox.claimDue('c', at(33_000), at(63_000), 10)).to.have.length(1);
     });
 
+    it('frees the leases of an owner that restarted', async () => {
+      await succeed(await subscribed());
+      expect(await outbox.claimDue('a', at(3000), at(33_000), 10)).to.have.length(1);
+      expect(await outbox.releaseLeases('a')).to.equal(1);
+      expect(await outbox.claimDue('a', at(3001), at(33_001), 10)).to.have.length(1);
+    });
+
     it('keeps a failed event for its next attempt and forgets a delivered one', async () => {
       const run = await subscribed();
       await succeed(run);

@@ -44,7 +44,8 @@ export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
-  private stopped = true;
+  private started = false;
+  private stopped = false;
 
   constructor(
     private readonly deps: WebhookWorkerDeps,
@@ -56,9 +57,12 @@ export class WebhookWorker {
     this.batch = options.batch ?? 32;
   }
 
-  start(): void {
-    if (!this.stopped) return;
+  /** Starts delivering; first frees what this owner held before a restart (its attempts died with it). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
     this.stopped = false;
+    await this.deps.outbox.releaseLeases(this.options.owner).catch((error: unknown) => this.log('warn', 'could not free earlier leases', { error: String(error) }));
     this.unsubscribe = this.deps.signal.subscribe(() => this.wake());
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
