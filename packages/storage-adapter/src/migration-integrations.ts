@@ -16,7 +16,7 @@ const EVENT = `CASE NEW.status WHEN 'running' THEN 'run.started' ELSE 'run.' || 
 const REPORTED = `('running', 'succeeded', 'failed', 'canceled', 'expired')`;
 /** Stable id per run and event: `msg_<run id without dashes>_<event>`. */
 const EVENT_ID = `'msg_' || REPLACE(NEW.id, '-', '') || '_' || CASE NEW.status WHEN 'running' THEN 'started' ELSE NEW.status END`;
-const SNAPSHOT_FIELDS = ['id', 'account_id', 'app_version_id', 'status', 'created_at', 'started_at', 'finished_at', 'inputs', 'progress', 'outputs', 'error', 'metrics'];
+const SNAPSHOT_FIELDS = ['id', 'account_id', 'app_version_id', 'status', 'created_at', 'started_at', 'finished_at', 'inputs', 'progress', 'outputs', 'error', 'metrics', 'webhook_url', 'webhook_events'];
 
 function snapshot(fn: string): string {
   return `${fn}(${SNAPSHOT_FIELDS.map((f) => `'${f}', NEW.${f}`).join(', ')})`;

@@ -100,7 +100,12 @@ export class WebhookWorker {
         const now = this.deps.clock.now();
         const events = await this.deps.outbox.claimDue(this.options.owner, now, new Date(now.getTime() + this.leaseMs), this.batch);
         if (events.length === 0) break;
-        await Promise.all(events.map((e) => this.attempt(e)));
+        // Runs in parallel; the events of one run in the order they happened.
+        const byRun = new Map<string, WebhookEvent[]>();
+        for (const e of [...events].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e]);
+        await Promise.all([...byRun.values()].map(async (list) => {
+          for (const e of list) await this.attempt(e);
+        }));
       }
     } while (this.again && !this.stopped);
   }
