@@ -32,6 +32,7 @@ export * from './ports/idempotency-store.js';
 export * from './ports/webhook-outbox.js';
 export * from './ports/webhook-secret-repository.js';
 export * from './ports/webhook-transport.js';
+export * from './ports/stream-slots.js';
 export * from './domain/webhook.js';
 
 export * from './system/system-clock.js';
@@ -62,5 +63,6 @@ export * from './use-cases/dispatcher.js';
 export * from './use-cases/build-execution-job.js';
 export * from './use-cases/idempotent-requests.js';
 export * from './use-cases/webhook-worker.js';
+export * from './use-cases/run-streams.js';
 export * from './use-cases/admin/manage-webhook-secrets.js';
 export * from './system/webhook-secret.js';

@@ -1,5 +1,7 @@
 import {
   describeIdempotencyStoreContract,
+  describeStreamSlotsContract,
+  InMemoryStreamSlots,
   describeWebhookOutboxContract,
   InMemoryIdempotencyStore,
   InMemoryRunRepository,
@@ -14,3 +16,4 @@ describeWebhookOutboxContract('in-memory', async () => {
   const runs = new InMemoryRunRepository();
   return { subject: new InMemoryWebhookOutbox(runs), runs };
 });
+describeStreamSlotsContract('in-memory', async () => ({ subject: new InMemoryStreamSlots() }));

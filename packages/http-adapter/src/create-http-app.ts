@@ -22,6 +22,7 @@ import {
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
 import { idempotentUpload } from './idempotency.js';
+import { runEventsRoute } from './run-events-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
@@ -74,6 +75,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false, maxJsonBytes) },
     { method: 'GET', path: '/runs', kind: 'plain', handler: listRunsRoute(api) },
     { method: 'GET', path: '/runs/:id', kind: 'plain', handler: getRunRoute(api) },
+    { method: 'GET', path: '/runs/:id/events', kind: 'plain', handler: runEventsRoute(api) },
     { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
     { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
   ];

@@ -3,16 +3,17 @@
  * the webhook outbox and secrets, and the HTTP transport that signs and sends webhooks.
  * @module
  */
-import { WebhookWorker, type IdempotencyStore, type RunloadApi, type RunloadPorts, type WebhookOutbox, type WebhookSecretRepository, type WebhookTransport } from '@runload/core';
+import { WebhookWorker, type IdempotencyStore, type RunloadApi, type RunloadPorts, type StreamSlots, type WebhookOutbox, type WebhookSecretRepository, type WebhookTransport } from '@runload/core';
 import type { Logger } from './log.js';
 import { HttpWebhookTransport } from '@runload/http-adapter';
-import { KnexIdempotencyStore, KnexWebhookOutbox, KnexWebhookSecrets, type Database } from '@runload/storage-adapter';
+import { KnexIdempotencyStore, KnexStreamSlots, KnexWebhookOutbox, KnexWebhookSecrets, type Database } from '@runload/storage-adapter';
 
 export interface IntegrationPorts {
   readonly idempotency: IdempotencyStore;
   readonly webhookOutbox: WebhookOutbox;
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
+  readonly streamSlots: StreamSlots;
 }
 
 export function integrationPorts(db: Database, options: { allowPrivate: boolean }): IntegrationPorts {
@@ -21,6 +22,7 @@ export function integrationPorts(db: Database, options: { allowPrivate: boolean 
     webhookOutbox: new KnexWebhookOutbox(db),
     webhookSecrets: new KnexWebhookSecrets(db),
     webhookTransport: new HttpWebhookTransport({ allowPrivate: options.allowPrivate }),
+    streamSlots: new KnexStreamSlots(db),
   };
 }
 

@@ -13,3 +13,4 @@ export type { Knex as Database } from 'knex';
 export { KnexIdempotencyStore } from './knex-idempotency-store.js';
 export { KnexWebhookOutbox } from './knex-webhook-outbox.js';
 export { KnexWebhookSecrets } from './knex-webhook-secrets.js';
+export { KnexStreamSlots } from './knex-stream-slots.js';

@@ -7,6 +7,7 @@ import {
   describeAssetRepositoryContract,
   describeGpuLedgerContract,
   describeIdempotencyStoreContract,
+  describeStreamSlotsContract,
   describeRunRepositoryContract,
   describeWebhookOutboxContract,
   STORAGE_CONTRACT_PARENTS,
@@ -18,6 +19,7 @@ import {
   KnexAssetRepository,
   KnexGpuLedger,
   KnexIdempotencyStore,
+  KnexStreamSlots,
   KnexRunRepository,
   KnexWebhookOutbox,
 } from '@runload/storage-adapter';
@@ -53,6 +55,7 @@ for (const [name, open] of TEST_DATABASES) {
       const db = await fresh();
       return { subject: new KnexIdempotencyStore(db), runs: new KnexRunRepository(db) };
     });
+    describeStreamSlotsContract(name, async () => ({ subject: new KnexStreamSlots(await fresh()) }));
     describeWebhookOutboxContract(name, async () => {
       const db = await fresh();
       return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };

@@ -25,6 +25,7 @@ import { InMemoryIdempotencyStore } from './in-memory-idempotency-store.js';
 import { InMemoryWebhookOutbox } from './in-memory-webhook-outbox.js';
 import { InMemoryWebhookSecrets } from './in-memory-webhook-secrets.js';
 import { InMemoryWebhookTransport } from './in-memory-webhook-transport.js';
+import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
 
@@ -69,5 +70,6 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookOutbox: new InMemoryWebhookOutbox(runs),
     webhookSecrets: new InMemoryWebhookSecrets(),
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
+    streamSlots: new InMemoryStreamSlots(),
   };
 }

@@ -18,3 +18,5 @@ export * from './in-memory-webhook-outbox.js';
 export * from './in-memory-webhook-secrets.js';
 export { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
 export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
+export * from './in-memory-stream-slots.js';
+export { describeStreamSlotsContract } from './stream-slots.contract.js';

@@ -24,6 +24,8 @@ import type { WebhookSecretRepository } from '../ports/webhook-secret-repository
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 import { IdempotentRequests } from './idempotent-requests.js';
+import type { StreamSlots } from '../ports/stream-slots.js';
+import { RunStreams } from './run-streams.js';
 import { ManageAccounts } from './admin/manage-accounts.js';
 import { ManageApiKeys } from './admin/manage-api-keys.js';
 import { ManageApps } from './admin/manage-apps.js';
@@ -61,6 +63,7 @@ export interface RunloadPorts {
   readonly webhookOutbox: WebhookOutbox;
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
+  readonly streamSlots: StreamSlots;
 }
 
 export interface RunloadApi {
@@ -81,6 +84,7 @@ export interface RunloadApi {
   readonly apps: ManageApps;
   readonly idempotency: IdempotentRequests;
   readonly webhookSecrets: ManageWebhookSecrets;
+  readonly runStreams: RunStreams;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -106,5 +110,6 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
+    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock),
   };
 }
