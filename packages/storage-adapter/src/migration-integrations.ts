@@ -25,14 +25,26 @@ function snapshot(fn: string): string {
 const SQLITE_NOW = `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`;
 const PG_NOW = `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`;
 
-function insertEvent(now: string, json: string): string {
+function insertEvent(now: string, json: string, event = EVENT, id = EVENT_ID, occurred = `CASE NEW.status WHEN 'running' THEN NEW.started_at ELSE NEW.finished_at END`): string {
   return `INSERT INTO webhook_outbox (id, account_id, run_id, event_type, url, occurred_at, run_snapshot, state, attempts, next_attempt_at, created_at)
-     VALUES (${EVENT_ID}, NEW.account_id, NEW.id, ${EVENT}, NEW.webhook_url,
-             COALESCE(CASE NEW.status WHEN 'running' THEN NEW.started_at ELSE NEW.finished_at END, ${now}),
-             ${json}, 'pending', 0, 0, ${now})`;
+     VALUES (${id}, NEW.account_id, NEW.id, ${event}, NEW.webhook_url, COALESCE(${occurred}, ${now}), ${json}, 'pending', 0, 0, ${now})`;
+}
+
+/**
+ * A run quick enough to finish before it was seen running goes from `queued` straight to its end
+ * with `started_at` set: it did start, so `run.started` is reported too (before the end).
+ */
+const SKIPPED_START = `NEW.webhook_url IS NOT NULL AND OLD.status = 'queued' AND NEW.status IN ('succeeded', 'failed', 'canceled', 'canceling')
+      AND NEW.started_at IS NOT NULL AND instr(NEW.webhook_events, ',run.started,') > 0`;
+function insertStarted(now: string, json: string): string {
+  return insertEvent(now, json, `'run.started'`, `'msg_' || REPLACE(NEW.id, '-', '') || '_started'`, 'NEW.started_at');
 }
 
 const SQLITE_UP = [
+  `CREATE TRIGGER webhook_outbox_on_skipped_start AFTER UPDATE OF status ON runs WHEN ${SKIPPED_START}
+   BEGIN
+     ${insertStarted(SQLITE_NOW, snapshot('json_object')).replace('INSERT INTO', 'INSERT OR IGNORE INTO')};
+   END`,
   `CREATE TRIGGER webhook_outbox_on_status AFTER UPDATE OF status ON runs
      WHEN NEW.webhook_url IS NOT NULL AND OLD.status <> NEW.status AND NEW.status IN ${REPORTED}
       AND instr(NEW.webhook_events, ',' || ${EVENT} || ',') > 0
@@ -44,6 +56,10 @@ const SQLITE_UP = [
 const POSTGRES_UP = [
   `CREATE FUNCTION webhook_outbox_on_status() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
+     IF ${SKIPPED_START.replace("instr(NEW.webhook_events, ',run.started,') > 0", "position(',run.started,' in NEW.webhook_events) > 0")} THEN
+       ${insertStarted(PG_NOW, `${snapshot('json_build_object')}::text`)}
+       ON CONFLICT (id) DO NOTHING;
+     END IF;
      IF NEW.webhook_url IS NOT NULL AND OLD.status <> NEW.status AND NEW.status IN ${REPORTED}
         AND position(',' || ${EVENT} || ',' in NEW.webhook_events) > 0 THEN
        ${insertEvent(PG_NOW, `${snapshot('json_build_object')}::text`)}
@@ -114,6 +130,7 @@ export const INTEGRATIONS_MIGRATION = {
       await db.raw('DROP FUNCTION IF EXISTS webhook_outbox_on_status()');
     } else {
       await db.raw('DROP TRIGGER IF EXISTS webhook_outbox_on_status');
+      await db.raw('DROP TRIGGER IF EXISTS webhook_outbox_on_skipped_start');
     }
     for (const table of ['event_stream_slots', 'webhook_secrets', 'webhook_outbox', 'idempotency_keys']) await db.schema.dropTableIfExists(table);
     // Plain DROP COLUMN (SQLite 3.35+): knex would rebuild the SQLite table and lose the triggers of 003.

@@ -19,7 +19,11 @@ export class InMemoryWebhookOutbox implements WebhookOutbox {
   private seq = 0;
 
   constructor(runs: InMemoryRunRepository) {
-    runs.onStatusChange((_before, after) => this.record(after));
+    runs.onStatusChange((before, after) => {
+      // A run that finished before it was seen running did start: it reports run.started too.
+      if (before.status === 'queued' && after.startedAt && ['succeeded', 'failed', 'canceled', 'canceling'].includes(after.status)) this.record(after, 'run.started');
+      this.record(after, webhookEventFor(after.status));
+    });
   }
 
   async claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<WebhookEvent[]> {
@@ -79,12 +83,11 @@ export class InMemoryWebhookOutbox implements WebhookOutbox {
       }));
   }
 
-  private record(run: Run): void {
-    const type = webhookEventFor(run.status);
+  private record(run: Run, type: WebhookEventType | null): void {
     if (!type || !run.webhook || !run.webhook.events.includes(type)) return;
     const id = webhookEventId(run.id, type);
     if (this.rows.has(id)) return;
-    const occurredAt = run.finishedAt ?? run.startedAt ?? new Date();
+    const occurredAt = (type === 'run.started' ? run.startedAt : run.finishedAt) ?? new Date();
     this.seq += 1;
     this.rows.set(id, {
       event: { id, accountId: run.accountId, runId: run.id, type, url: run.webhook.url, occurredAt, run: structuredClone(run), attempts: 0 },

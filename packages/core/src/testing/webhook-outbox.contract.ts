@@ -56,6 +56,16 @@ export function describeWebhookOutboxContract(
       expect(events.map((e) => [e.runId, e.type, e.run.status])).to.deep.equal([[started.id, 'run.started', 'running']]);
     });
 
+    it('reports run.started for a run that went from queued straight to its end after starting', async () => {
+      const run = await subscribed(['run.started', 'run.succeeded']);
+      await runs.update(run.id, { status: 'succeeded', startedAt: at(1000), finishedAt: at(2000) });
+      const events = await outbox.claimDue('a', at(3000), at(33_000), 10);
+      expect(events.map((e) => [e.type, e.occurredAt.getTime()]).sort()).to.deep.equal([
+        ['run.started', T + 1000],
+        ['run.succeeded', T + 2000],
+      ]);
+    });
+
     it('leases an event to one claimer until the lease ends', async () => {
       await succeed(await subscribed());
       const [a, b] = await Promise.all([outbox.claimDue('a', at(3000), at(33_000), 10), outbox.claimDue('b', at(3000), at(33_000), 10)]);
