@@ -75,6 +75,21 @@ describe('webhooks end to end (SQLite, one instance)', function () {
     expect(polled['webhook_events']).to.deep.equal(['run.succeeded', 'run.failed', 'run.canceled', 'run.expired']);
   });
 
+  it('prints the account secret with accounts webhook-secret and replaces it with --rotate', async () => {
+    const shown = await cliJson<{ account_id: string; webhook_secret: string }>(['accounts', 'webhook-secret', accountId], env);
+    expect(shown.account_id).to.equal(accountId);
+    expect(shown.webhook_secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect((await cliJson<{ webhook_secret: string }>(['accounts', 'webhook-secret', accountId], env)).webhook_secret).to.equal(shown.webhook_secret);
+    const rotated = await cliJson<{ webhook_secret: string }>(['accounts', 'webhook-secret', accountId, '--rotate'], env);
+    expect(rotated.webhook_secret).to.not.equal(shown.webhook_secret);
+    // Deliveries from now on are signed with the new secret.
+    await run({ webhook: receiver.url });
+    await receiver.until((r) => r.length >= 1);
+    const [hook] = receiver.received;
+    expect(() => new Webhook(rotated.webhook_secret).verify(hook?.body ?? '', hook?.headers ?? {})).to.not.throw();
+    expect(() => new Webhook(shown.webhook_secret).verify(hook?.body ?? '', hook?.headers ?? {})).to.throw();
+  });
+
   it('sends only the subscribed events, run.started first', async () => {
     const runId = await run({ webhook: receiver.url, webhook_events: ['run.started', 'run.succeeded'] });
     await receiver.until((r) => r.length >= 2);
