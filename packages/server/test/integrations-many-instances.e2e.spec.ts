@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
-import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -86,6 +86,24 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
     const runs = await db('runs').where({ id: bodies[0]?.run_id });
     expect(runs).to.have.length(1);
     expect(Number((await db('runs').count<{ n: string }[]>({ n: '*' }))[0]?.n)).to.equal(1);
+  });
+
+  it('replays an upload on another instance and refuses other bytes under its key', async () => {
+    const png = (shade: number) => Buffer.from(makePng(4, 4, () => [shade, shade, shade, 255]));
+    const upload = (i: number, bytes: Buffer) => {
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), 'photo.png');
+      return fetch(`${servers[i]?.url}/api/v1/assets`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'photo-1' }, body: form });
+    };
+    const first = await upload(0, png(10));
+    expect(first.status).to.equal(201);
+    const body = await first.json();
+    const again = await upload(1, png(10));
+    expect(again.status).to.equal(201);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(await again.json()).to.deep.equal(body);
+    expect((await upload(2, png(20))).status).to.equal(422);
+    expect(await db('assets').where({ sha256: (body as { sha256: string }).sha256 }).count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '1' }]);
   });
 
   it('delivers each webhook event once although three instances deliver', async () => {

@@ -10,8 +10,12 @@ import type { IdempotencyHold, IdempotencyStore, StoredResponse } from '../ports
 
 /** How long a key is kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A claim older than this, never completed, belonged to a server that died: it may be taken over. */
-export const IDEMPOTENCY_CLAIM_MS = 60_000;
+/**
+ * A claim older than this, never completed, belonged to a server that died: it may be taken over.
+ * Creating a run takes milliseconds; should one outlive this, its late write fails (the claim is
+ * gone) rather than duplicate the run.
+ */
+export const IDEMPOTENCY_CLAIM_MS = 15_000;
 
 /** 1–255 printable ASCII characters. */
 export function isValidIdempotencyKey(key: string): boolean {
