@@ -39,10 +39,14 @@ interface Watcher {
   closed: boolean;
 }
 
-/** What a stream reports a change of. */
+/** What a stream reports a change of; progress last, so a change of progress alone is told apart. */
 function changeKey(view: RunView): string {
   const r = view.run;
-  return JSON.stringify([r.status, r.progress, view.queuePosition, r.outputs.length, r.error?.code ?? null]);
+  return JSON.stringify([r.status, view.queuePosition, r.outputs.length, r.error?.code ?? null, r.progress]);
+}
+
+function withoutProgress(key: string): string {
+  return JSON.stringify((JSON.parse(key) as unknown[]).slice(0, -1));
 }
 
 export class RunStreams {
@@ -55,6 +59,7 @@ export class RunStreams {
   private unsubscribe: (() => void) | null = null;
   private polling: Promise<void> | null = null;
   private again = false;
+  private againTick = false;
 
   constructor(
     private readonly runs: RunRepository,
@@ -116,9 +121,9 @@ export class RunStreams {
   }
 
   private busy(): void {
-    this.pollTimer = setInterval(() => void this.poll(), this.pollMs);
+    this.pollTimer = setInterval(() => void this.poll(true), this.pollMs);
     this.heartbeatTimer = setInterval(() => void this.beat(), this.heartbeatMs);
-    this.unsubscribe = this.signal.subscribe(() => void this.poll());
+    this.unsubscribe = this.signal.subscribe(() => void this.poll(false));
   }
 
   private idle(): void {
@@ -129,15 +134,20 @@ export class RunStreams {
     this.unsubscribe = null;
   }
 
-  private poll(): Promise<void> {
+  /** `tick`: the timer's poll, which may send progress; a signal's poll sends the other changes at once. */
+  private poll(tick: boolean): Promise<void> {
     if (this.polling) {
       this.again = true;
+      this.againTick ||= tick;
       return this.polling;
     }
     this.polling = (async () => {
+      let withProgress = tick;
       do {
         this.again = false;
-        await this.pollOnce().catch(() => undefined); // a failed read is retried at the next tick
+        await this.pollOnce(withProgress).catch(() => undefined); // a failed read is retried at the next tick
+        withProgress = this.againTick;
+        this.againTick = false;
       } while (this.again);
     })().finally(() => {
       this.polling = null;
@@ -145,7 +155,7 @@ export class RunStreams {
     return this.polling;
   }
 
-  private async pollOnce(): Promise<void> {
+  private async pollOnce(tick: boolean): Promise<void> {
     const watching = [...this.watchers];
     if (watching.length === 0) return;
     const ids = [...new Set(watching.map((w) => w.runId))];
@@ -158,6 +168,8 @@ export class RunStreams {
       if (!view || w.closed) continue;
       const key = changeKey(view);
       if (key === w.lastKey) continue;
+      // Progress alone waits for the tick, so it is sent at most every pollMs.
+      if (!tick && withoutProgress(key) === withoutProgress(w.lastKey)) continue;
       w.lastKey = key;
       const last = isTerminal(view.run.status);
       w.sink.record(view, last);
