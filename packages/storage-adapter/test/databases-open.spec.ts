@@ -99,6 +99,37 @@ describe('SQLite database file', () => {
   });
 });
 
+describe('upgrading to migration 006 (integrations)', function () {
+  for (const [name, open] of [['SQLite', sqliteDatabase], ['PostgreSQL', async () => postgresDatabase(pgUrl() as string)]] as const) {
+    it(`keeps the runs of an older database and reports webhooks of new runs only (${name})`, async function () {
+      if (name === 'PostgreSQL' && !pgUrl()) this.skip();
+      const t = await open();
+      try {
+        const { accountId, appVersionId } = await seed(t.db);
+        await undoMigrationsAfter(t.db, '004_gpu_usage_monthly');
+        const old = aRun(accountId, appVersionId, 1);
+        const { webhook_url: _url, webhook_events: _events, ...row } = fromRunRow(old) as Record<string, unknown>;
+        await t.db('runs').insert(row);
+        await migrate(t.db);
+        const runs = new KnexRunRepository(t.db);
+        expect((await runs.get(old.id))?.webhook).to.equal(null);
+        await runs.update(old.id, { status: 'succeeded', startedAt: new Date(T + 2), finishedAt: new Date(T + 3) });
+        const hooked = { ...aRun(accountId, appVersionId, 4), webhook: { url: 'https://hooks.example.com/x', events: ['run.succeeded' as const] } };
+        await runs.create(hooked);
+        await runs.update(hooked.id, { status: 'succeeded', startedAt: new Date(T + 5), finishedAt: new Date(T + 6) });
+        const events = await t.db('webhook_outbox').select('run_id', 'event_type');
+        expect(events).to.deep.equal([{ run_id: hooked.id, event_type: 'run.succeeded' }]);
+        // The triggers of migration 003 survived: the in-flight counter still follows new runs.
+        await runs.create(aRun(accountId, appVersionId, 7));
+        const counted = await t.db('runs_in_flight').where({ account_id: accountId }).sum<{ n: number | string }[]>({ n: 'n' });
+        expect(Number(counted[0]?.n)).to.equal(1);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
+
 describe('PostgreSQL schema per test database', function () {
   let url: string | null;
   let t: TestDatabase | undefined;
