@@ -34,6 +34,7 @@ export * from './ports/webhook-secret-repository.js';
 export * from './ports/webhook-transport.js';
 export * from './ports/stream-slots.js';
 export * from './domain/webhook.js';
+export * from './domain/webhook-delivery.js';
 
 export * from './system/system-clock.js';
 export * from './system/random-ids.js';

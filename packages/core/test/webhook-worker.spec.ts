@@ -1,6 +1,6 @@
 /** The webhook worker on the in-memory ports: one id per event, retries on the injected schedule, then given up. */
 import { expect } from 'chai';
-import { WEBHOOK_RETRY_DELAYS_MS, WebhookWorker } from '@runload/core';
+import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS, WebhookWorker } from '@runload/core';
 import { InMemoryWebhookTransport } from '@runload/core/testing';
 import { codeOf, makeWorld } from './fixture.js';
 
@@ -24,6 +24,16 @@ async function world() {
 describe('webhook worker', () => {
   it('keeps the documented retry schedule by default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h', () => {
     expect(WEBHOOK_RETRY_DELAYS_MS).to.deep.equal([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000]);
+  });
+
+  it('moves a delivery from attempt to attempt: delivered, retried after its delay, given up after the last', () => {
+    const failed = { delivered: false as const, error: 'HTTP 500' };
+    expect(afterAttempt(1, { delivered: true }, 0)).to.deep.equal({ kind: 'delivered' });
+    expect(afterAttempt(1, failed, 1000)).to.deep.equal({ kind: 'retry', at: new Date(6000), error: 'HTTP 500' });
+    expect(afterAttempt(6, failed, 0)).to.deep.equal({ kind: 'retry', at: new Date(36_000_000), error: 'HTTP 500' });
+    expect(afterAttempt(7, failed, 0)).to.deep.equal({ kind: 'given-up', error: 'HTTP 500' });
+    expect(afterAttempt(2, failed, 0, [10, 20])).to.deep.equal({ kind: 'retry', at: new Date(20), error: 'HTTP 500' });
+    expect(afterAttempt(3, failed, 0, [10, 20])).to.deep.equal({ kind: 'given-up', error: 'HTTP 500' });
   });
 
   it('sends each subscribed event once, signed with the account secret', async () => {

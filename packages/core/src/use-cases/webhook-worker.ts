@@ -4,14 +4,13 @@
  * worker through the work signal; a short poll is the floor (and picks up retries when due).
  * @module
  */
+import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS } from '../domain/webhook-delivery.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import type { WebhookEvent, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 import type { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 
-/** After the first attempt: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h; then the event is given up. */
-export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
 
 export interface WebhookWorkerOptions {
   /** This instance's name on leases. */
@@ -120,16 +119,21 @@ export class WebhookWorker {
       outcome = { delivered: false, status: null, error: String(error) };
     }
     const fields = { webhookId: event.id, runId: event.runId, type: event.type, attempt, status: outcome.status, ms: this.deps.clock.nowMs() - started };
-    if (outcome.delivered) {
-      await this.deps.outbox.markDelivered(event.id, this.options.owner, this.deps.clock.now());
-      this.log('info', 'webhook delivered', fields);
-      return;
+    const step = afterAttempt(attempt, outcome, this.deps.clock.nowMs(), this.retryDelaysMs);
+    switch (step.kind) {
+      case 'delivered':
+        await this.deps.outbox.markDelivered(event.id, this.options.owner, this.deps.clock.now());
+        this.log('info', 'webhook delivered', fields);
+        return;
+      case 'retry':
+        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, step.at);
+        this.log('warn', 'webhook attempt failed; will retry', { ...fields, error: step.error, retryAt: step.at.toISOString() });
+        return;
+      case 'given-up':
+        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, null);
+        this.log('error', 'webhook given up after its last attempt', { ...fields, error: step.error });
+        return;
     }
-    const delay = this.retryDelaysMs[attempt - 1];
-    const next = delay === undefined ? null : new Date(this.deps.clock.nowMs() + delay);
-    await this.deps.outbox.markFailed(event.id, this.options.owner, outcome.error, next);
-    if (next) this.log('warn', 'webhook attempt failed; will retry', { ...fields, error: outcome.error, retryAt: next.toISOString() });
-    else this.log('error', 'webhook given up after its last attempt', { ...fields, error: outcome.error });
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>): void {
