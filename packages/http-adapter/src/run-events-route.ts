@@ -15,6 +15,12 @@ export function runEventsRoute(api: RunloadApi) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const raw = String((ctx.event.context.params as Record<string, string> | undefined)?.['id'] ?? '');
     if (!isUuid(raw)) throw new CoreError('RUN_NOT_FOUND', `Run ${raw} not found`);
+    const headers = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+    if (ctx.event.req.method === 'HEAD') {
+      // HEAD answers like GET without opening a stream (which would never end nor free its slot).
+      await api.getRun.execute(ctx.principal, raw.toLowerCase());
+      return { status: 200, stream: new ReadableStream({ start: (c) => c.close() }), headers };
+    }
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let ended = false;
     let close: (() => Promise<void>) | null = null;
@@ -56,10 +62,6 @@ export function runEventsRoute(api: RunloadApi) {
     const res = ctx.event.runtime?.node?.res as ServerResponse | undefined;
     res?.once('close', stop);
     ctx.event.req.signal?.addEventListener('abort', stop, { once: true });
-    return {
-      status: 200,
-      stream,
-      headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
-    };
+    return { status: 200, stream, headers };
   };
 }

@@ -61,6 +61,15 @@ for (const transport of TRANSPORTS) {
       await until(() => h.api.runStreams.openCount() === 0, 'the stream to be forgotten');
     });
 
+    it('answers HEAD like GET without opening a stream', async () => {
+      const u = await h.user('ultra');
+      const runId = await newRun(u.auth);
+      const head = await h.request(`/api/v1/runs/${runId}/events`, { method: 'HEAD', headers: u.auth });
+      expect(head.status).to.equal(200);
+      expect(head.headers.get('content-type')).to.match(/^text\/event-stream/);
+      expect(h.api.runStreams.openCount()).to.equal(0);
+    });
+
     it('answers a finished run with its record and ends; another account gets 404 RUN_NOT_FOUND', async () => {
       const [u, other] = [await h.user('ultra'), await h.user('ultra')];
       const runId = await newRun(u.auth);
