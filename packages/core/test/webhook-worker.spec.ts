@@ -7,9 +7,10 @@ import { codeOf, makeWorld } from './fixture.js';
 async function world() {
   const w = await makeWorld();
   const transport = w.ports.webhookTransport as InMemoryWebhookTransport;
+  const outcomes: string[] = [];
   const worker = new WebhookWorker(
     { outbox: w.ports.webhookOutbox, transport, secrets: w.api.webhookSecrets, signal: w.ports.workSignal, clock: w.clock },
-    { owner: 'test', retryDelaysMs: [1000, 5000], pollMs: 3_600_000 },
+    { owner: 'test', retryDelaysMs: [1000, 5000], pollMs: 3_600_000, onAttempt: (o) => outcomes.push(o) },
   );
   const user = await w.principal('ultra');
   const finished = async (webhook: Record<string, unknown>) => {
@@ -18,7 +19,7 @@ async function world() {
     await w.ports.runs.update(run.id, { status: 'succeeded', finishedAt: w.clock.now() });
     return run;
   };
-  return { ...w, transport, worker, user, finished };
+  return { ...w, transport, worker, user, finished, outcomes };
 }
 
 describe('webhook worker', () => {
@@ -65,6 +66,7 @@ describe('webhook worker', () => {
     w.clock.advance(3_600_000);
     await w.worker.wake();
     expect(w.transport.sent.map((s) => s.event.id)).to.deep.equal(Array(3).fill(w.transport.sent[0]?.event.id));
+    expect(w.outcomes).to.deep.equal(['retry', 'retry', 'given-up']);
     expect(await w.ports.webhookOutbox.listForRun(run.id)).to.deep.equal([
       { id: w.transport.sent[0]?.event.id, type: 'run.succeeded', state: 'failed', attempts: 3, nextAttemptAt: null, lastError: 'HTTP 500' },
     ]);

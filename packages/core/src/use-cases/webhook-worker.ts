@@ -4,7 +4,7 @@
  * worker through the work signal; a short poll is the floor (and picks up retries when due).
  * @module
  */
-import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS } from '../domain/webhook-delivery.js';
+import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS, type DeliveryStep } from '../domain/webhook-delivery.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import type { WebhookEvent, WebhookOutbox } from '../ports/webhook-outbox.js';
@@ -24,6 +24,8 @@ export interface WebhookWorkerOptions {
   /** Events claimed (and sent in parallel) at a time. */
   readonly batch?: number;
   readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  /** Told each attempt's outcome (for a metric of deliveries by outcome). */
+  readonly onAttempt?: (outcome: DeliveryStep['kind']) => void;
 }
 
 export interface WebhookWorkerDeps {
@@ -120,6 +122,7 @@ export class WebhookWorker {
     }
     const fields = { webhookId: event.id, runId: event.runId, type: event.type, attempt, status: outcome.status, ms: this.deps.clock.nowMs() - started };
     const step = afterAttempt(attempt, outcome, this.deps.clock.nowMs(), this.retryDelaysMs);
+    this.options.onAttempt?.(step.kind);
     switch (step.kind) {
       case 'delivered':
         await this.deps.outbox.markDelivered(event.id, this.options.owner, this.deps.clock.now());
