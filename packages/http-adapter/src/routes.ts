@@ -31,7 +31,7 @@ export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes:
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const body = await readJsonBody(ctx.event.req, maxJsonBytes, ctx.event.runtime?.node?.req as IncomingMessage | undefined);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
-    const endpoint = fromPath ? `POST /apps/${appVersionId}` : 'POST /runs';
+    const endpoint = fromPath ? `POST /apps/${String(appVersionId).toLowerCase()}` : 'POST /runs';
     // Idempotency-Key: the run and this response are written in one transaction (CONTRACT 8).
     return idempotently(ctx, api, fingerprint(endpoint, canonicalJson(body)), async (hold) => {
       const respond = (run: Run) => ({ status: 201, body: presentCreatedRun(run), headers: { Location: pollUrl(run.id) } });

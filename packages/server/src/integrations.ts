@@ -26,8 +26,10 @@ export function integrationPorts(db: Database, options: { allowPrivate: boolean 
   };
 }
 
-/** How often expired idempotency keys are deleted. */
+/** How often expired idempotency keys and old settled webhook events are deleted. */
 const PURGE_EVERY_MS = 10 * 60_000;
+/** How long a delivered or given-up webhook event is kept (for operators looking into a delivery). */
+const SETTLED_EVENTS_KEPT_MS = 7 * 24 * 3600_000;
 
 export interface RunningIntegrations {
   readonly webhooks: WebhookWorker;
@@ -45,7 +47,11 @@ export async function startIntegrations(
     { owner: options.owner, ...(options.retryDelaysMs ? { retryDelaysMs: options.retryDelaysMs } : {}), log: options.log },
   );
   await webhooks.start();
-  const purge = () => void api.idempotency.purgeExpired().catch((error: unknown) => options.log('warn', 'idempotency key purge failed', { error: String(error) }));
+  const purge = () => {
+    const failed = (what: string) => (error: unknown) => options.log('warn', `${what} purge failed`, { error: String(error) });
+    void api.idempotency.purgeExpired().catch(failed('idempotency key'));
+    void ports.webhookOutbox.purgeSettled(new Date(ports.clock.nowMs() - SETTLED_EVENTS_KEPT_MS)).catch(failed('webhook event'));
+  };
   const timer = setInterval(purge, PURGE_EVERY_MS);
   timer.unref();
   purge();

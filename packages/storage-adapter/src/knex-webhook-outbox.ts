@@ -53,7 +53,7 @@ export class KnexWebhookOutbox implements WebhookOutbox {
     return guarded(async () => {
       const n = await this.held(id, owner).update({
         state: 'delivered',
-        delivered_at: at.getTime(),
+        settled_at: at.getTime(),
         attempts: this.db.raw('attempts + 1'),
         lease_owner: null,
         lease_expires_at: null,
@@ -62,10 +62,11 @@ export class KnexWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null): Promise<boolean> {
+  markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null, at: Date): Promise<boolean> {
     return guarded(async () => {
       const n = await this.held(id, owner).update({
         state: nextAttemptAt ? 'pending' : 'failed',
+        ...(nextAttemptAt ? {} : { settled_at: at.getTime() }),
         ...(nextAttemptAt ? { next_attempt_at: nextAttemptAt.getTime() } : {}),
         attempts: this.db.raw('attempts + 1'),
         last_error: error.slice(0, 1000),
@@ -74,6 +75,10 @@ export class KnexWebhookOutbox implements WebhookOutbox {
       });
       return n > 0;
     });
+  }
+
+  purgeSettled(before: Date): Promise<number> {
+    return guarded(() => this.db('webhook_outbox').whereIn('state', ['delivered', 'failed']).where('settled_at', '<', before.getTime()).delete());
   }
 
   releaseLeases(owner: string): Promise<number> {

@@ -105,8 +105,10 @@ export const INTEGRATIONS_MIGRATION = {
       t.bigInteger('lease_expires_at').nullable();
       t.text('last_error').nullable();
       t.bigInteger('created_at').notNullable();
-      t.bigInteger('delivered_at').nullable();
+      /** When it was delivered or given up. */
+      t.bigInteger('settled_at').nullable();
       t.index(['state', 'next_attempt_at'], 'webhook_outbox_due');
+      t.index(['settled_at'], 'webhook_outbox_by_settled');
       t.index(['run_id'], 'webhook_outbox_by_run');
     });
     await db.schema.createTable('webhook_secrets', (t) => {

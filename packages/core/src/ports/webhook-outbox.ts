@@ -34,10 +34,12 @@ export interface WebhookOutbox {
   claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<WebhookEvent[]>;
   /** The attempt succeeded; false when `owner` no longer held the lease. */
   markDelivered(id: string, owner: string, at: Date): Promise<boolean>;
-  /** The attempt failed: try again at `nextAttemptAt`, or never (null) — the event is then given up. */
-  markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null): Promise<boolean>;
+  /** The attempt (made at `at`) failed: try again at `nextAttemptAt`, or never (null) — the event is then given up. */
+  markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null, at: Date): Promise<boolean>;
   /** Frees every lease `owner` holds (a restarted instance holds no attempt in flight); returns how many. */
   releaseLeases(owner: string): Promise<number>;
+  /** Deletes delivered and given-up events that ended before `before`; returns how many. */
+  purgeSettled(before: Date): Promise<number>;
   /** The events of a run, for operators and tests. */
   listForRun(runId: string): Promise<(WebhookEventStatus & { id: string; type: WebhookEventType })[]>;
 }

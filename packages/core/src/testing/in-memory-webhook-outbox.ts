@@ -11,6 +11,7 @@ interface Row {
   leaseUntil: number;
   lastError: string | null;
   seq: number;
+  settledAt: number | null;
 }
 
 /** The outbox in memory: fed by the in-memory run repository in the same step as each status change. */
@@ -38,17 +39,18 @@ export class InMemoryWebhookOutbox implements WebhookOutbox {
     return due.map((r) => structuredClone(r.event));
   }
 
-  async markDelivered(id: string, owner: string): Promise<boolean> {
+  async markDelivered(id: string, owner: string, at: Date): Promise<boolean> {
     const r = this.held(id, owner);
     if (!r) return false;
-    Object.assign(r, { state: 'delivered', leaseOwner: null, event: { ...r.event, attempts: r.event.attempts + 1 } });
+    Object.assign(r, { state: 'delivered', leaseOwner: null, settledAt: at.getTime(), event: { ...r.event, attempts: r.event.attempts + 1 } });
     return true;
   }
 
-  async markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null): Promise<boolean> {
+  async markFailed(id: string, owner: string, error: string, nextAttemptAt: Date | null, at: Date): Promise<boolean> {
     const r = this.held(id, owner);
     if (!r) return false;
     Object.assign(r, {
+      settledAt: nextAttemptAt ? null : at.getTime(),
       state: nextAttemptAt ? 'pending' : 'failed',
       nextAttemptAt: nextAttemptAt?.getTime() ?? r.nextAttemptAt,
       leaseOwner: null,
@@ -56,6 +58,17 @@ export class InMemoryWebhookOutbox implements WebhookOutbox {
       event: { ...r.event, attempts: r.event.attempts + 1 },
     });
     return true;
+  }
+
+  async purgeSettled(before: Date): Promise<number> {
+    let n = 0;
+    for (const [id, r] of this.rows) {
+      if (r.settledAt !== null && r.settledAt < before.getTime()) {
+        this.rows.delete(id);
+        n += 1;
+      }
+    }
+    return n;
   }
 
   async releaseLeases(owner: string): Promise<number> {
@@ -97,6 +110,7 @@ export class InMemoryWebhookOutbox implements WebhookOutbox {
       leaseUntil: 0,
       lastError: null,
       seq: this.seq,
+      settledAt: null,
     });
   }
 

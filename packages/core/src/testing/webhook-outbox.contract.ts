@@ -85,8 +85,8 @@ export function describeWebhookOutboxContract(
       const run = await subscribed();
       await succeed(run);
       const [event] = await outbox.claimDue('a', at(3000), at(33_000), 10);
-      expect(await outbox.markFailed(event?.id as string, 'someone-else', 'x', at(8000))).to.equal(false);
-      expect(await outbox.markFailed(event?.id as string, 'a', 'HTTP 500', at(8000))).to.equal(true);
+      expect(await outbox.markFailed(event?.id as string, 'someone-else', 'x', at(8000), at(3000))).to.equal(false);
+      expect(await outbox.markFailed(event?.id as string, 'a', 'HTTP 500', at(8000), at(3000))).to.equal(true);
       expect(await outbox.claimDue('a', at(7999), at(40_000), 10)).to.have.length(0);
       const [retry] = await outbox.claimDue('b', at(8000), at(40_000), 10);
       expect(retry?.id).to.equal(event?.id);
@@ -102,9 +102,24 @@ export function describeWebhookOutboxContract(
       const run = await subscribed();
       await succeed(run);
       const [event] = await outbox.claimDue('a', at(3000), at(33_000), 10);
-      await outbox.markFailed(event?.id as string, 'a', 'connection refused', null);
+      await outbox.markFailed(event?.id as string, 'a', 'connection refused', null, at(3000));
       expect(await outbox.claimDue('a', at(100_000_000), at(100_030_000), 10)).to.have.length(0);
       expect((await outbox.listForRun(run.id))[0]).to.deep.include({ state: 'failed', attempts: 1, lastError: 'connection refused' });
+    });
+
+    it('purges settled events (delivered or given up) that ended before a time, and never a pending one', async () => {
+      const [delivered, givenUp, pending] = [await subscribed(), await subscribed(), await subscribed()];
+      for (const r of [delivered, givenUp, pending]) await succeed(r);
+      const events = await outbox.claimDue('a', at(3000), at(33_000), 10);
+      const of = (r: Run) => events.find((e) => e.runId === r.id)?.id as string;
+      await outbox.markDelivered(of(delivered), 'a', at(4000));
+      await outbox.markFailed(of(givenUp), 'a', 'HTTP 500', null, at(5000));
+      await outbox.markFailed(of(pending), 'a', 'HTTP 500', at(9000), at(5000));
+      expect(await outbox.purgeSettled(at(4000))).to.equal(0);
+      expect(await outbox.purgeSettled(at(4001))).to.equal(1);
+      expect(await outbox.purgeSettled(at(1_000_000))).to.equal(1);
+      expect(await outbox.listForRun(pending.id)).to.have.length(1);
+      expect(await outbox.listForRun(delivered.id)).to.have.length(0);
     });
   });
 }

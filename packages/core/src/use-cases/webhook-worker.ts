@@ -129,11 +129,11 @@ export class WebhookWorker {
         this.log('info', 'webhook delivered', fields);
         return;
       case 'retry':
-        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, step.at);
+        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, step.at, this.deps.clock.now());
         this.log('warn', 'webhook attempt failed; will retry', { ...fields, error: step.error, retryAt: step.at.toISOString() });
         return;
       case 'given-up':
-        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, null);
+        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, null, this.deps.clock.now());
         this.log('error', 'webhook given up after its last attempt', { ...fields, error: step.error });
         return;
     }
