@@ -61,6 +61,23 @@ for (const transport of TRANSPORTS) {
       await until(() => h.api.runStreams.openCount() === 0, 'the stream to be forgotten');
     });
 
+    it('counts an open stream once against the general limit, however many events it carries', async () => {
+      const u = await h.user('ultra');
+      const runId = await newRun(u.auth);
+      const remaining = async () => Number((await h.request('/api/v1/account', { headers: u.auth })).headers.get('x-ratelimit-minute-remaining'));
+      const before = await remaining();
+      const res = await open(u.auth, runId);
+      expect(Number(res.headers.get('x-ratelimit-minute-remaining'))).to.equal(before - 1);
+      const sse = new SseReader(res);
+      await sse.next();
+      for (const value of [1, 2, 3]) {
+        await h.ports.runs.update(runId, { status: 'running', progress: { value, max: 3, nodeId: '2' } });
+        await sse.next();
+      }
+      expect(await remaining()).to.equal(before - 2);
+      await sse.cancel();
+    });
+
     it('answers HEAD like GET without opening a stream', async () => {
       const u = await h.user('ultra');
       const runId = await newRun(u.auth);
