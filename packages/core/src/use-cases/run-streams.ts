@@ -121,6 +121,7 @@ export class RunStreams {
   }
 
   private busy(): void {
+    if (this.pollTimer) return; // already following (the last stream closed and a new one opened in between)
     this.pollTimer = setInterval(() => void this.poll(true), this.pollMs);
     this.heartbeatTimer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.unsubscribe = this.signal.subscribe(() => void this.poll(false));
