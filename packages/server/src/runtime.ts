@@ -18,6 +18,9 @@ import { buildContainer } from './container.js';
 import { createLogger } from './log.js';
 import { PORTS } from './tokens.js';
 
+/** Staged bytes untouched this long belong to a dead process (a live upload writes all the time). */
+export const ABANDONED_STAGING_MS = 24 * 3600 * 1000;
+
 export interface RuntimeOptions {
   /** Start the dispatcher that sends runs to the backends (the server does; the CLI does not). */
   readonly dispatch: boolean;
@@ -101,6 +104,9 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   const ports = container.get<PORTS>(PORTS);
   let dispatcher: Dispatcher | null = null;
   if (options.dispatch) {
+    // Only a starting server clears staging, and only what no live upload could still be writing.
+    const removed = await ports.blobs.removeAbandonedStaging(ABANDONED_STAGING_MS);
+    if (removed > 0) log('info', 'removed abandoned staged uploads', { removed });
     const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock);
     dispatcher = new Dispatcher(
       { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
