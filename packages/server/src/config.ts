@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_LIMITS, mergeLimits, type LimitsConfig } from '@runload/core';
+import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store';
 
 export interface RunloadConfig {
   readonly host: string;
@@ -25,6 +26,8 @@ export interface RunloadConfig {
   readonly leaseSeconds: number;
   /** This instance's name for leases; null picks one (stable for SQLite, random for PostgreSQL). */
   readonly instanceId: string | null;
+  /** From `RUNLOAD_BLOB_URL=s3://…` and `RUNLOAD_S3_*`; null keeps blobs in the data directory. */
+  readonly s3Blobs: S3BlobStoreOptions | null;
 }
 
 export class ConfigError extends Error {
@@ -87,5 +90,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,
+    s3Blobs: readBlobUrl(env),
   };
+}
+
+function readBlobUrl(env: Env): S3BlobStoreOptions | null {
+  const url = env['RUNLOAD_BLOB_URL']?.trim();
+  if (!url) return null;
+  if (!isS3BlobUrl(url)) throw new ConfigError(`RUNLOAD_BLOB_URL must be s3://BUCKET/PREFIX (leave it unset for the data directory), got "${url}"`);
+  try {
+    return s3OptionsFromEnv(url, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
