@@ -43,6 +43,8 @@ export * from './use-cases/list-runs.js';
 export * from './use-cases/cancel-run.js';
 export * from './use-cases/upload-asset.js';
 export * from './use-cases/get-asset.js';
+export * from './use-cases/list-assets.js';
+export * from './use-cases/delete-asset.js';
 export * from './use-cases/describe-app-version.js';
 export * from './use-cases/get-account-overview.js';
 export * from './use-cases/require-live-app-version.js';

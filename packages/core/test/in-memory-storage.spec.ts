@@ -18,7 +18,10 @@ import {
 describeAccountRepositoryContract('in-memory', async () => ({ subject: new InMemoryAccountRepository() }));
 describeApiKeyRepositoryContract('in-memory', async () => ({ subject: new InMemoryApiKeyRepository() }));
 describeAppVersionRepositoryContract('in-memory', async () => ({ subject: new InMemoryAppVersionRepository() }));
-describeAssetRepositoryContract('in-memory', async () => ({ subject: new InMemoryAssetRepository() }));
+describeAssetRepositoryContract('in-memory', async () => {
+  const runs = new InMemoryRunRepository();
+  return { subject: new InMemoryAssetRepository(runs), runs };
+});
 describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository() }));
 describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
 describeBlobStoreContract('in-memory', async () => {

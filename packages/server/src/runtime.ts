@@ -107,7 +107,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
     // Only a starting server clears staging, and only what no live upload could still be writing.
     const removed = await ports.blobs.removeAbandonedStaging(ABANDONED_STAGING_MS);
     if (removed > 0) log('info', 'removed abandoned staged uploads', { removed });
-    const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock);
+    const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock, config.limits.retention);
     dispatcher = new Dispatcher(
       { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
       {

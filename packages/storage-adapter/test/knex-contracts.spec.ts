@@ -41,7 +41,10 @@ for (const [name, open] of TEST_DATABASES) {
     describeAccountRepositoryContract(name, async () => ({ subject: new KnexAccountRepository(await fresh()) }));
     describeApiKeyRepositoryContract(name, async () => ({ subject: new KnexApiKeyRepository(await fresh()) }));
     describeAppVersionRepositoryContract(name, async () => ({ subject: new KnexAppVersionRepository(await fresh()) }));
-    describeAssetRepositoryContract(name, async () => ({ subject: new KnexAssetRepository(await fresh()) }));
+    describeAssetRepositoryContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexAssetRepository(db), runs: new KnexRunRepository(db) };
+    });
     describeRunRepositoryContract(name, async () => ({ subject: new KnexRunRepository(await fresh()) }));
     describeGpuLedgerContract(name, async () => ({ subject: new KnexGpuLedger(await fresh()) }));
   });

@@ -42,12 +42,13 @@ export type InMemoryPorts = RunloadPorts & {
 
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
+  const runs = new InMemoryRunRepository();
   return {
     accounts: new InMemoryAccountRepository(),
     apiKeys: new InMemoryApiKeyRepository(),
     appVersions: new InMemoryAppVersionRepository(),
-    assets: new InMemoryAssetRepository(),
-    runs: new InMemoryRunRepository(),
+    assets: new InMemoryAssetRepository(runs),
+    runs,
     blobs: new InMemoryBlobStore(),
     mediaTypes: new MagicBytesDetector(),
     limiter: new InMemoryRateLimiter(clock),

@@ -6,6 +6,7 @@
  * @module
  */
 import { mediaKindOf, sanitizeFilename, type Asset } from '../domain/asset.js';
+import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 import { outputAssetId } from '../domain/output-asset-id.js';
 import type { Run, RunError, RunOutput, RunProgress, RunStatus } from '../domain/run.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
@@ -42,6 +43,7 @@ export class RunLifecycle {
     private readonly ledger: GpuLedger,
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
+    private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
   /** queued → running at the backend's execution start. */
@@ -154,6 +156,7 @@ export class RunLifecycle {
       throw error;
     }
     const contentType = mediaKindOf(file.contentType) ? file.contentType : 'application/octet-stream';
+    const now = this.clock.now();
     const asset: Asset = {
       id,
       accountId: run.accountId,
@@ -161,7 +164,9 @@ export class RunLifecycle {
       contentType,
       size: staged.size,
       sha256: staged.sha256,
-      createdAt: this.clock.now(),
+      createdAt: now,
+      origin: 'output',
+      expiresAt: expiryOf('output', now, this.retention),
     };
     await this.assets.create(asset);
     return asset;

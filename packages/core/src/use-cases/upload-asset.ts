@@ -10,6 +10,7 @@ import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { MediaTypeDetector } from '../ports/media-type-detector.js';
+import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 
 export interface UploadAssetCommand {
   readonly accountId: string;
@@ -26,6 +27,7 @@ export class UploadAsset {
     private readonly assets: AssetRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
   /** @throws CoreError PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE; storage errors pass through */
@@ -37,6 +39,7 @@ export class UploadAsset {
       if (contentType === null || mediaKindOf(contentType) === null) {
         throw new CoreError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported file type: upload an image, video or audio file');
       }
+      const now = this.clock.now();
       const asset: Asset = {
         id: this.ids.uuid(),
         accountId: command.accountId,
@@ -44,7 +47,9 @@ export class UploadAsset {
         contentType,
         size: staged.size,
         sha256: staged.sha256,
-        createdAt: this.clock.now(),
+        createdAt: now,
+        origin: 'upload',
+        expiresAt: expiryOf('upload', now, this.retention),
       };
       const { created } = await staged.commit();
       committed = true;
