@@ -12,6 +12,8 @@ import {
   InMemoryAssetRepository,
   InMemoryBlobStore,
   InMemoryGpuLedger,
+  InMemoryMaintenanceLease,
+  describeMaintenanceLeaseContract,
   InMemoryRunRepository,
 } from '@runload/core/testing';
 
@@ -24,6 +26,7 @@ describeAssetRepositoryContract('in-memory', async () => {
 });
 describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository() }));
 describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
+describeMaintenanceLeaseContract('in-memory', async () => ({ subject: new InMemoryMaintenanceLease() }));
 describeBlobStoreContract('in-memory', async () => {
   const subject = new InMemoryBlobStore();
   return {

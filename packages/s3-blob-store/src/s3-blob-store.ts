@@ -142,6 +142,18 @@ export class S3BlobStore implements BlobStore {
     return removed;
   }
 
+  async *list(): AsyncIterable<string> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${this.root}sha256/`, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        const name = object.Key?.split('/').pop() ?? '';
+        if (SHA256.test(name) && object.Key === this.keyOf(name)) yield name;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   /** The object key of a blob (exposed for tests that check what the bucket holds). */
   keyOf(sha256: string): string {
     return `${this.root}sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;

@@ -9,4 +9,5 @@ export { KnexAssetRepository } from './knex-asset-repository.js';
 export { KnexRunRepository } from './knex-run-repository.js';
 export { KnexGpuLedger } from './knex-gpu-ledger.js';
 export { LocalBlobStore } from './local-blob-store.js';
+export { KnexMaintenanceLease } from './knex-maintenance-lease.js';
 export type { Knex as Database } from 'knex';

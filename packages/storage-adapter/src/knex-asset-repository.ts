@@ -18,6 +18,14 @@ function toAsset(row: Record<string, unknown>): Asset {
   };
 }
 
+/**
+ * Takes the lock of these bytes until the transaction ends: a write to their `blob_locks` row
+ * (PostgreSQL locks that row; SQLite takes its database write lock).
+ */
+async function lockBytes(trx: Knex.Transaction, sha256: string): Promise<void> {
+  await trx.raw('INSERT INTO blob_locks (sha256, touched_at) VALUES (?, ?) ON CONFLICT (sha256) DO UPDATE SET touched_at = excluded.touched_at', [sha256, Date.now()]);
+}
+
 /** Rows not expired at `nowMs`. */
 function unexpired(query: Knex.QueryBuilder, nowMs: number): Knex.QueryBuilder {
   return query.where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', nowMs));
@@ -27,8 +35,10 @@ export class KnexAssetRepository implements AssetRepository {
   constructor(private readonly db: Knex) {}
 
   create(a: Asset): Promise<void> {
-    return guarded(async () => {
-      await this.db('assets').insert({
+    return guarded(() =>
+      this.db.transaction(async (trx) => {
+        await lockBytes(trx, a.sha256);
+        await trx('assets').insert({
         id: a.id,
         account_id: a.accountId,
         filename: a.filename,
@@ -39,7 +49,29 @@ export class KnexAssetRepository implements AssetRepository {
         origin: a.origin,
         expires_at: msOrNull(a.expiresAt),
       });
+      }),
+    );
+  }
+
+  listExpired(now: Date, limit: number): Promise<Asset[]> {
+    return guarded(async () => {
+      const rows = await this.db('assets').whereNotNull('expires_at').where('expires_at', '<=', now.getTime()).orderBy('expires_at').limit(limit);
+      return rows.map(toAsset);
     });
+  }
+
+  deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean> {
+    return guarded(() =>
+      this.db.transaction(async (trx) => {
+        await lockBytes(trx, sha256);
+        const row = await trx('assets').where({ sha256 }).first('id');
+        if (row !== undefined) return false;
+        // Removed while the lock is held: a new record of these bytes waits for this transaction.
+        await remove();
+        await trx('blob_locks').where({ sha256 }).delete();
+        return true;
+      }),
+    );
   }
 
   get(id: string): Promise<Asset | null> {

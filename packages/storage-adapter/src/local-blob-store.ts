@@ -12,6 +12,7 @@ import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@run
 
 const HEAD_BYTES = 4100;
 const STAGING = '.staging';
+const SHA256 = /^[0-9a-f]{64}$/;
 
 /** The size of one write to the staging file. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
@@ -145,6 +146,18 @@ export class LocalBlobStore implements BlobStore {
     if (!(await stat(target).catch(() => null))) return false;
     await rm(target, { force: true });
     return true;
+  }
+
+  async *list(): AsyncIterable<string> {
+    for (const a of await readdir(this.root).catch(() => [] as string[])) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of await readdir(path.join(this.root, a)).catch(() => [] as string[])) {
+        if (!/^[0-9a-f]{2}$/.test(b)) continue;
+        for (const name of await readdir(path.join(this.root, a, b)).catch(() => [] as string[])) {
+          if (SHA256.test(name)) yield name;
+        }
+      }
+    }
   }
 
   /** Staging files present now (tests check that failures leave none). */

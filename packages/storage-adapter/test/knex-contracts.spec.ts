@@ -5,6 +5,7 @@ import {
   describeApiKeyRepositoryContract,
   describeAppVersionRepositoryContract,
   describeAssetRepositoryContract,
+  describeMaintenanceLeaseContract,
   describeGpuLedgerContract,
   describeRunRepositoryContract,
   STORAGE_CONTRACT_PARENTS,
@@ -14,6 +15,7 @@ import {
   KnexApiKeyRepository,
   KnexAppVersionRepository,
   KnexAssetRepository,
+  KnexMaintenanceLease,
   KnexGpuLedger,
   KnexRunRepository,
 } from '@runload/storage-adapter';
@@ -23,7 +25,7 @@ const T = Date.UTC(2026, 0, 1);
 
 /** Empties every table and creates the rows the contracts point at. */
 async function reset(db: Knex): Promise<Knex> {
-  for (const table of ['gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
+  for (const table of ['maintenance_leases', 'blob_locks', 'gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
   for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
     await db('accounts').insert({ id, name: 'parent', tier: 'starter', status: 'active', created_at: T });
   }
@@ -47,5 +49,6 @@ for (const [name, open] of TEST_DATABASES) {
     });
     describeRunRepositoryContract(name, async () => ({ subject: new KnexRunRepository(await fresh()) }));
     describeGpuLedgerContract(name, async () => ({ subject: new KnexGpuLedger(await fresh()) }));
+    describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
   });
 }

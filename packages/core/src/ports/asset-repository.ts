@@ -17,7 +17,11 @@ export interface AssetListOptions {
 }
 
 export interface AssetRepository {
-  /** Stores a new asset record. */
+  /**
+   * Stores a new asset record. Takes the lock of its sha256 that `deleteBlobIfUnreferenced`
+   * takes: a record created while its bytes are being deleted waits until they are gone (the
+   * writer then commits its bytes again).
+   */
   create(asset: Asset): Promise<void>;
   /** The asset, or null when no asset has that id (whoever owns it; expired ones included). */
   get(id: string): Promise<Asset | null>;
@@ -34,6 +38,14 @@ export interface AssetRepository {
   renewUploads(ids: readonly string[], expiresAt: Date | null, now: Date): Promise<number>;
   /** True when a queued, running or canceling run of the asset's owner has it among its inputs. */
   usedByRunInFlight(asset: Asset): Promise<boolean>;
+  /** Assets expired at `now` (any account), oldest expiry first, at most `limit`. */
+  listExpired(now: Date, limit: number): Promise<Asset[]>;
+  /**
+   * Under the lock of this sha256 (see `create`): when no asset refers to these bytes, calls
+   * `remove` (which deletes them from the blob store) and returns true; otherwise returns false
+   * without calling it. An error of `remove` is rethrown.
+   */
+  deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean>;
 }
 
 export const ASSET_REPOSITORY = Symbol.for('runload.core.AssetRepository');

@@ -42,6 +42,8 @@ export interface BlobStore {
    * how many it removed.
    */
   removeAbandonedStaging(idleMs: number): Promise<number>;
+  /** The sha256 of every committed blob, in no particular order (the retention sweep looks for unreferenced ones). */
+  list(): AsyncIterable<string>;
 }
 
 export const BLOB_STORE = Symbol.for('runload.core.BlobStore');

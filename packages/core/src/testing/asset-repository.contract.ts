@@ -133,5 +133,40 @@ export function describeAssetRepositoryContract(
       await runs.update(run.id, { status: 'succeeded', finishedAt: new Date(T + 1000) });
       expect(await assets.usedByRunInFlight(a)).to.equal(false);
     });
+
+    it('lists expired assets of every account, oldest expiry first', async () => {
+      const late = anAsset({ expiresAt: new Date(T + 2000) });
+      const early = anAsset({ expiresAt: new Date(T + 1000), accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] });
+      const live = anAsset({ expiresAt: new Date(T + 9000) });
+      const forever = anAsset({ expiresAt: null });
+      for (const a of [late, early, live, forever]) await assets.create(a);
+      expect((await assets.listExpired(new Date(T + 2000), 10)).map((a) => a.id)).to.deep.equal([early.id, late.id]);
+      expect((await assets.listExpired(new Date(T + 2000), 1)).map((a) => a.id)).to.deep.equal([early.id]);
+    });
+
+    it('removes bytes only when no record refers to them, and a record of those bytes created meanwhile waits for the removal', async () => {
+      const a = anAsset();
+      await assets.create(a);
+      let called = false;
+      expect(await assets.deleteBlobIfUnreferenced(a.sha256, async () => (called = true))).to.equal(false);
+      expect(called).to.equal(false);
+      await assets.delete(a.id);
+      const again = anAsset({ sha256: a.sha256 });
+      let createdAt = 0;
+      let removedAt = 0;
+      let creating: Promise<void> = Promise.resolve();
+      const removed = await assets.deleteBlobIfUnreferenced(a.sha256, async () => {
+        creating = assets.create(again).then(() => void (createdAt = performance.now()));
+        // Other work on the storage goes on meanwhile; the new record still waits.
+        await assets.get(a.id);
+        await assets.countBySha256(randomBytes(32).toString('hex'));
+        expect(createdAt, 'the record was created while the bytes were being removed').to.equal(0);
+        removedAt = performance.now();
+      });
+      await creating;
+      expect(removed).to.equal(true);
+      expect(createdAt).to.be.above(removedAt);
+      expect(await assets.get(again.id)).to.deep.equal(again);
+    });
   });
 }

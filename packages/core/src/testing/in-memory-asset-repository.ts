@@ -15,9 +15,45 @@ export class InMemoryAssetRepository implements AssetRepository {
   /** @param runs the runs whose inputs decide `usedByRunInFlight` (none when omitted) */
   constructor(private readonly runs: { snapshot(): readonly Run[] } = { snapshot: () => [] }) {}
 
+  /** Per-sha256 locks: the tail of each chain of holders. */
+  private readonly locks = new Map<string, Promise<void>>();
+
   async create(asset: Asset): Promise<void> {
-    if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);
-    this.rows.set(asset.id, structuredClone(asset));
+    await this.locked(asset.sha256, async () => {
+      if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);
+      this.rows.set(asset.id, structuredClone(asset));
+    });
+  }
+
+  async listExpired(now: Date, limit: number): Promise<Asset[]> {
+    return [...this.rows.values()]
+      .filter((a) => isExpired(a, now))
+      .sort((a, b) => (a.expiresAt?.getTime() ?? 0) - (b.expiresAt?.getTime() ?? 0))
+      .slice(0, limit)
+      .map((a) => structuredClone(a));
+  }
+
+  async deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean> {
+    return this.locked(sha256, async () => {
+      if ((await this.countBySha256(sha256)) > 0) return false;
+      await remove();
+      return true;
+    });
+  }
+
+  private async locked<T>(sha256: string, work: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(sha256) ?? Promise.resolve();
+    let release = () => undefined as void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = before.then(() => mine);
+    this.locks.set(sha256, tail);
+    await before;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.locks.get(sha256) === tail) this.locks.delete(sha256);
+    }
   }
 
   async get(id: string): Promise<Asset | null> {

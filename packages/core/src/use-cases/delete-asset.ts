@@ -21,6 +21,6 @@ export class DeleteAsset {
       throw new CoreError('ASSET_IN_USE', `Asset ${assetId} is an input of a run still queued or running; cancel it or wait for it to finish`);
     }
     if (!(await this.assets.delete(asset.id))) throw new CoreError('ASSET_NOT_FOUND', `Asset ${assetId} not found`);
-    if ((await this.assets.countBySha256(asset.sha256)) === 0) await this.blobs.delete(asset.sha256);
+    await this.assets.deleteBlobIfUnreferenced(asset.sha256, () => this.blobs.delete(asset.sha256));
   }
 }

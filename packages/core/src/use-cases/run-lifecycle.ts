@@ -149,12 +149,6 @@ export class RunLifecycle {
 
   private async writeAsset(run: Run, id: string, file: OutputFile): Promise<Asset> {
     const staged = await this.blobs.stage(await file.open(), { maxBytes: MAX_OUTPUT_BYTES });
-    try {
-      await staged.commit();
-    } catch (error) {
-      await staged.discard();
-      throw error;
-    }
     const contentType = mediaKindOf(file.contentType) ? file.contentType : 'application/octet-stream';
     const now = this.clock.now();
     const asset: Asset = {
@@ -168,7 +162,21 @@ export class RunLifecycle {
       origin: 'output',
       expiresAt: expiryOf('output', now, this.retention),
     };
-    await this.assets.create(asset);
+    // The record before the bytes, as for uploads (the retention sweep relies on that order).
+    try {
+      await this.assets.create(asset);
+    } catch (error) {
+      await staged.discard();
+      throw error;
+    }
+    try {
+      await staged.commit();
+    } catch (error) {
+      await staged.discard();
+      await this.assets.delete(id);
+      await this.assets.deleteBlobIfUnreferenced(asset.sha256, () => this.blobs.delete(asset.sha256));
+      throw error;
+    }
     return asset;
   }
 }

@@ -51,15 +51,14 @@ export class UploadAsset {
         origin: 'upload',
         expiresAt: expiryOf('upload', now, this.retention),
       };
-      const { created } = await staged.commit();
-      committed = true;
+      // The record first, then the bytes: the retention sweep removes bytes only while no record
+      // refers to them, under a lock this write also takes (see SweepExpiredAssets).
+      await this.assets.create(asset);
       try {
-        await this.assets.create(asset);
+        await staged.commit();
+        committed = true;
       } catch (error) {
-        // Undo the new blob unless another asset already shares these bytes.
-        if (created && (await this.assets.countBySha256(staged.sha256).catch(() => 1)) === 0) {
-          await this.blobs.delete(staged.sha256);
-        }
+        await this.remove(asset);
         throw error;
       }
       return asset;
@@ -71,6 +70,6 @@ export class UploadAsset {
   /** Undoes a stored upload (the request turned out invalid afterwards): the record, and the bytes unless shared. */
   async remove(asset: Asset): Promise<void> {
     await this.assets.delete(asset.id);
-    if ((await this.assets.countBySha256(asset.sha256)) === 0) await this.blobs.delete(asset.sha256);
+    await this.assets.deleteBlobIfUnreferenced(asset.sha256, () => this.blobs.delete(asset.sha256));
   }
 }
