@@ -26,6 +26,8 @@ export interface RunloadConfig {
   readonly leaseSeconds: number;
   /** This instance's name for leases; null picks one (stable for SQLite, random for PostgreSQL). */
   readonly instanceId: string | null;
+  /** Seconds between two retention sweeps (one instance at a time does each). */
+  readonly sweepSeconds: number;
   /** From `RUNLOAD_BLOB_URL=s3://…` and `RUNLOAD_S3_*`; null keeps blobs in the data directory. */
   readonly s3Blobs: S3BlobStoreOptions | null;
 }
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,
+    sweepSeconds: integer(env, 'RUNLOAD_SWEEP_SECONDS', 600, 1, 86_400),
     s3Blobs: readBlobUrl(env),
   };
 }

@@ -9,10 +9,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Container } from 'inversify';
 import { Dispatcher, RUNLOAD_API, RunLifecycle, SystemClock, type Clock, type Executor, type RunloadApi } from '@runload/core';
+import { startRetentionSweep, type RetentionSweep } from './retention-sweep.js';
 import { InMemoryRateLimiter } from '@runload/core/testing';
 import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { createRedisClient, FailoverRateLimiter, RedisRateLimiter, RedisWorkSignal, type Redis } from '@runload/redis-limiter';
-import { checkDatabase, migrate, openDatabase, type Database } from '@runload/storage-adapter';
+import { checkDatabase, KnexMaintenanceLease, migrate, openDatabase, type Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger } from './log.js';
@@ -103,7 +104,13 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   const api = container.get<RunloadApi>(RUNLOAD_API);
   const ports = container.get<PORTS>(PORTS);
   let dispatcher: Dispatcher | null = null;
+  let sweep: RetentionSweep | null = null;
   if (options.dispatch) {
+    sweep = startRetentionSweep(ports.assets, ports.blobs, new KnexMaintenanceLease(db), ports.clock, {
+      owner: ownerName(config),
+      everyMs: config.sweepSeconds * 1000,
+      log: createLogger('retention'),
+    });
     // Only a starting server clears staging, and only what no live upload could still be writing.
     const removed = await ports.blobs.removeAbandonedStaging(ABANDONED_STAGING_MS);
     if (removed > 0) log('info', 'removed abandoned staged uploads', { removed });
@@ -143,6 +150,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
     async close() {
       if (closed) return;
       closed = true;
+      await sweep?.stop();
       try {
         await dispatcher?.stop();
       } catch (error) {
