@@ -16,6 +16,6 @@ const client = new S3Client({
   responseChecksumValidation: 'WHEN_REQUIRED',
 });
 const started = performance.now();
-await new Upload({ client, params: { Bucket: bucket, Key: key, Body: createReadStream(file) }, partSize: 8 * 1024 * 1024, queueSize: 3 }).done();
+await new Upload({ client, params: { Bucket: bucket, Key: key, Body: createReadStream(file) }, partSize: 5 * 1024 * 1024, queueSize: 4 }).done();
 process.stdout.write(`${((performance.now() - started) / 1000).toFixed(3)}\n`);
 client.destroy();

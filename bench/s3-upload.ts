@@ -48,7 +48,7 @@ export async function benchS3Upload(options: BenchOptions): Promise<void> {
   const sdkSeconds = percentile(sdkRounds, 50);
   const upSeconds = percentile(upRounds, 50);
   const after = peakRssMiB(server.pid);
-  say(`- baseline (the AWS SDK alone, lib-storage multipart from the file, 8 MiB parts, 3 in flight): ${(uploadMiB / sdkSeconds).toFixed(0)} MiB/s (median of 3)`);
+  say(`- baseline (the AWS SDK alone, lib-storage multipart from the file, 5 MiB parts, 4 in flight): ${(uploadMiB / sdkSeconds).toFixed(0)} MiB/s (median of 3)`);
   say(`- runload (multipart form parsed, type detected, hashed, streamed to a temporary key, copied to its content key inside the store): ${(uploadMiB / upSeconds).toFixed(0)} MiB/s (median of 3) — ${pct(sdkSeconds, upSeconds)} of baseline (target ≥ 70%): ${verdict(sdkSeconds / upSeconds >= 0.7)}`);
   say(`- server peak memory: ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after: growth ${(after - before).toFixed(0)} MiB (target < 64 MiB): ${verdict(after - before < 64)}`);
   say('');

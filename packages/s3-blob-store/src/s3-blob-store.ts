@@ -23,8 +23,8 @@ import type { S3BlobStoreOptions } from './blob-url.js';
 import { HashingSource } from './hashing-source.js';
 
 /** Size of one multipart part, and parts in flight at once: at most their product is buffered. */
-const PART_BYTES = 8 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 3;
+const PART_BYTES = 5 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 4;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 export function createS3Client(options: S3BlobStoreOptions): S3Client {
