@@ -46,6 +46,7 @@ export async function makeHarness(
     executor?: Executor;
     trustedProxies?: string[];
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+    log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -70,7 +71,7 @@ export async function makeHarness(
     uploadDir,
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
   });
   let server: RunningHttpServer | null = null;
   if (transport === 'node') server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });

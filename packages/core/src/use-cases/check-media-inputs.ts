@@ -25,7 +25,7 @@ export async function checkMediaInputs(
     } else if (isExpired(asset, now)) {
       problems.push({ key: spec.key, reason: 'asset expired (retention); upload it again' });
     } else if (mediaKindOf(asset.contentType) !== kind) {
-      problems.push({ key: spec.key, reason: `asset is ${asset.contentType}, expected a ${kind} file` });
+      problems.push({ key: spec.key, reason: `asset is ${asset.contentType}, expected ${kind === 'audio' ? 'an' : 'a'} ${kind} file` });
     }
   }
   return problems;
