@@ -61,7 +61,11 @@ export class SweepExpiredAssets {
     for (const sha256 of freed) if (await this.removeIfUnreferenced(sha256)) blobsRemoved += 1;
     // Then bytes nothing refers to for any other reason (a writer that died between its steps).
     for await (const sha256 of this.blobs.list()) {
-      if (!freed.has(sha256) && (await this.removeIfUnreferenced(sha256))) blobsRemoved += 1;
+      if (freed.has(sha256)) continue;
+      // A plain read first: bytes some record refers to are kept without taking their lock (a
+      // write), so a sweep over a large store writes only for the few candidates.
+      if ((await this.assets.countBySha256(sha256)) > 0) continue;
+      if (await this.removeIfUnreferenced(sha256)) blobsRemoved += 1;
     }
     return { assetsRemoved, blobsRemoved };
   }
