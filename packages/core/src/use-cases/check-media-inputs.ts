@@ -47,7 +47,9 @@ export async function renewMediaInputs(
   for (const spec of used) {
     const id = String(values[spec.key]);
     const asset = await assets.get(id);
-    if (asset?.origin === 'upload' && (await assets.renewUploads([id], expiresAt, now)) === 0) {
+    if (!asset) {
+      problems.push({ key: spec.key, reason: `no ${mediaKindForInput(spec.type)} asset with this id` }); // deleted since it was checked
+    } else if (asset.origin === 'upload' && (await assets.renewUploads([id], expiresAt, now)) === 0) {
       problems.push({ key: spec.key, reason: 'asset expired (retention); upload it again' });
     }
   }
