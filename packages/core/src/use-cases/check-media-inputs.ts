@@ -45,6 +45,7 @@ export async function renewMediaInputs(
   const used = specs.filter((s) => isMediaInputType(s.type) && s.key in values);
   const problems: ErrorDetail[] = [];
   for (const spec of used) {
+    if (!isMediaInputType(spec.type)) continue;
     const id = String(values[spec.key]);
     const asset = await assets.get(id);
     if (!asset) {
