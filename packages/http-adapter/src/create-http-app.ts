@@ -3,6 +3,7 @@
  * fallback that answers unknown routes (404) and wrong methods (405) in our error form.
  * @module
  */
+import { deleteAssetRoute, listAssetsRoute } from './asset-list-routes.js';
 import { randomUUID } from 'node:crypto';
 import { H3, type H3Event } from 'h3';
 import type { RunloadApi } from '@runload/core';
@@ -22,6 +23,8 @@ import {
   listRunsRoute,
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
+import { idempotentUpload } from './idempotency.js';
+import { runEventsRoute } from './run-events-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
@@ -42,7 +45,7 @@ export interface HttpAppOptions {
 }
 
 interface RouteDef {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly path: string;
   readonly kind: RouteKind;
   readonly handler: (ctx: RouteContext) => Promise<RouteResult>;
@@ -69,14 +72,17 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES, log: deps.log };
   const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
-    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => uploadAssetRoute(ctx, api, upload) },
+    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => idempotentUpload(ctx, api, () => uploadAssetRoute(ctx, api, upload)) },
+    { method: 'GET', path: '/assets', kind: 'plain', handler: listAssetsRoute(api) },
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
+    { method: 'DELETE', path: '/assets/:id', kind: 'plain', handler: deleteAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
     { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },
     { method: 'POST', path: '/apps/:id', kind: 'run', handler: createRunRoute(api, true, maxJsonBytes) },
     { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false, maxJsonBytes) },
     { method: 'GET', path: '/runs', kind: 'plain', handler: listRunsRoute(api) },
     { method: 'GET', path: '/runs/:id', kind: 'plain', handler: getRunRoute(api) },
+    { method: 'GET', path: '/runs/:id/events', kind: 'plain', handler: runEventsRoute(api) },
     { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
     { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
   ];

@@ -2,14 +2,15 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
-import { CoreError, isUuid, type ByteRange, type RunloadApi } from '@runload/core';
+import { CoreError, isUuid, type ByteRange, type Run, type RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { errorResponse } from './error-response.js';
-import { presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
+import { pollUrl, presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
 import { readJsonBody } from './read-json-body.js';
+import { canonicalJson, fingerprint, idempotently } from './idempotency.js';
 
 /** A path parameter, decoded once; a malformed escape is kept as sent (it names nothing anyway). */
-function param(event: H3Event, name: string): string {
+export function param(event: H3Event, name: string): string {
   const raw = String((event.context.params as Record<string, string> | undefined)?.[name] ?? '');
   try {
     return decodeURIComponent(raw);
@@ -20,7 +21,7 @@ function param(event: H3Event, name: string): string {
 }
 
 /** A path id that is not a UUID cannot name anything. */
-function idParam(event: H3Event, notFound: () => CoreError): string {
+export function idParam(event: H3Event, notFound: () => CoreError): string {
   const id = param(event, 'id');
   if (!isUuid(id)) throw notFound();
   return id.toLowerCase();
@@ -30,9 +31,13 @@ export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes:
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const body = await readJsonBody(ctx.event.req, maxJsonBytes, ctx.event.runtime?.node?.req as IncomingMessage | undefined);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
-    const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body });
-    const presented = presentCreatedRun(created.run);
-    return { status: 201, body: presented, headers: { Location: presented.poll_url }, windows: created.windows, quota: created.quota };
+    const endpoint = fromPath ? `POST /apps/${String(appVersionId).toLowerCase()}` : 'POST /runs';
+    // Idempotency-Key: the run and this response are written in one transaction (CONTRACT 8).
+    return idempotently(ctx, api, fingerprint(endpoint, canonicalJson(body)), async (hold) => {
+      const respond = (run: Run) => ({ status: 201, body: presentCreatedRun(run), headers: { Location: pollUrl(run.id) } });
+      const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body, ...(hold ? { idempotency: { hold, respond } } : {}) });
+      return { ...respond(created.run), windows: created.windows, quota: created.quota };
+    });
   };
 }
 

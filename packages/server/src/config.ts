@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_LIMITS, mergeLimits, type LimitsConfig } from '@runload/core';
+import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store';
 
 export interface RunloadConfig {
   readonly host: string;
@@ -25,6 +26,14 @@ export interface RunloadConfig {
   readonly leaseSeconds: number;
   /** This instance's name for leases; null picks one (stable for SQLite, random for PostgreSQL). */
   readonly instanceId: string | null;
+  /** Integrations: `RUNLOAD_WEBHOOK_ALLOW_PRIVATE=true` lets webhooks target private, loopback and link-local addresses. */
+  readonly webhookAllowPrivate: boolean;
+  /** Integrations: the delays before each webhook retry; null keeps the documented schedule (tests shorten it). */
+  readonly webhookRetryDelaysMs: readonly number[] | null;
+  /** Seconds between two retention sweeps (one instance at a time does each). */
+  readonly sweepSeconds: number;
+  /** From `RUNLOAD_BLOB_URL=s3://…` and `RUNLOAD_S3_*`; null keeps blobs in the data directory. */
+  readonly s3Blobs: S3BlobStoreOptions | null;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +72,13 @@ function readLimits(file: string | undefined, cwd: string): LimitsConfig {
   }
 }
 
+function retryDelays(raw: string | undefined): number[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const delays = list(raw).map(Number);
+  if (delays.some((d) => !Number.isInteger(d) || d < 0)) throw new ConfigError(`RUNLOAD_WEBHOOK_RETRY_DELAYS_MS must be comma-separated milliseconds, got "${raw}"`);
+  return delays;
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): RunloadConfig {
   const databaseUrl = env['RUNLOAD_DATABASE_URL']?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -87,5 +103,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,
+    webhookAllowPrivate: env['RUNLOAD_WEBHOOK_ALLOW_PRIVATE']?.trim() === 'true',
+    webhookRetryDelaysMs: retryDelays(env['RUNLOAD_WEBHOOK_RETRY_DELAYS_MS']),
+    sweepSeconds: integer(env, 'RUNLOAD_SWEEP_SECONDS', 600, 1, 86_400),
+    s3Blobs: readBlobUrl(env),
   };
+}
+
+function readBlobUrl(env: Env): S3BlobStoreOptions | null {
+  const url = env['RUNLOAD_BLOB_URL']?.trim();
+  if (!url) return null;
+  if (!isS3BlobUrl(url)) throw new ConfigError(`RUNLOAD_BLOB_URL must be s3://BUCKET/PREFIX (leave it unset for the data directory), got "${url}"`);
+  try {
+    return s3OptionsFromEnv(url, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }

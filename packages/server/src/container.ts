@@ -3,7 +3,6 @@
  * the adapter the configuration selects, and the use cases on top.
  * @module
  */
-import path from 'node:path';
 import { Container } from 'inversify';
 import type { Database as Knex } from '@runload/storage-adapter';
 import {
@@ -43,8 +42,9 @@ import {
   KnexAssetRepository,
   KnexGpuLedger,
   KnexRunRepository,
-  LocalBlobStore,
 } from '@runload/storage-adapter';
+import { integrationPorts, type IntegrationPorts } from './integrations.js';
+import { blobStoreFor } from './blob-store-choice.js';
 import type { RunloadConfig } from './config.js';
 import { CONFIG, DATABASE, PORTS } from './tokens.js';
 
@@ -56,6 +56,8 @@ export interface ContainerParts {
   readonly limiter?: RateLimiter;
   readonly workSignal?: WorkSignal;
   readonly clock?: Clock;
+  /** Integrations: whether webhooks may target private addresses (tests on loopback). */
+  readonly webhookAllowPrivate?: boolean;
 }
 
 export function buildContainer(config: RunloadConfig, parts: ContainerParts): Container {
@@ -72,7 +74,7 @@ export function buildContainer(config: RunloadConfig, parts: ContainerParts): Co
   c.bind(ASSET_REPOSITORY).toResolvedValue((db: Knex) => new KnexAssetRepository(db), [DATABASE]);
   c.bind(RUN_REPOSITORY).toResolvedValue((db: Knex) => new KnexRunRepository(db), [DATABASE]);
   c.bind(GPU_LEDGER).toResolvedValue((db: Knex) => new KnexGpuLedger(db), [DATABASE]);
-  c.bind(BLOB_STORE).toConstantValue(new LocalBlobStore(path.join(config.dataDir, 'blobs')));
+  c.bind(BLOB_STORE).toConstantValue(blobStoreFor(config));
   c.bind(MEDIA_TYPE_DETECTOR).toConstantValue(new FileTypeMediaDetector());
   c.bind(RATE_LIMITER).toResolvedValue((clock: Clock) => parts.limiter ?? new InMemoryRateLimiter(clock), [CLOCK]);
   c.bind(WORK_SIGNAL).toConstantValue(parts.workSignal ?? new InMemoryWorkSignal());
@@ -83,10 +85,12 @@ export function buildContainer(config: RunloadConfig, parts: ContainerParts): Co
     ACCOUNT_REPOSITORY, API_KEY_REPOSITORY, APP_VERSION_REPOSITORY, ASSET_REPOSITORY, RUN_REPOSITORY, BLOB_STORE,
     MEDIA_TYPE_DETECTOR, RATE_LIMITER, GPU_LEDGER, EXECUTOR, NODE_CATALOG, WORK_SIGNAL, CLOCK, ID_GENERATOR,
   ] as const;
+  // Integrations (idempotency keys, webhooks): one constant, spread into the ports below.
+  const integrations: IntegrationPorts = integrationPorts(parts.db, { allowPrivate: parts.webhookAllowPrivate ?? config.webhookAllowPrivate });
   c.bind(PORTS).toResolvedValue(
     (...ports: unknown[]) => {
       const [accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids] = ports;
-      return { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids } as RunloadPorts;
+      return { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids, ...integrations } as RunloadPorts;
     },
     [...portTokens],
   );

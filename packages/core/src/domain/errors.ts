@@ -24,6 +24,8 @@ export type CoreErrorCode =
   | 'RUN_NOT_FOUND'
   /** No asset with that id belongs to the caller. */
   | 'ASSET_NOT_FOUND'
+  /** The asset is an input of a run still queued or running, so it cannot be deleted yet. */
+  | 'ASSET_IN_USE'
   /** No account with that id (operator commands). */
   | 'ACCOUNT_NOT_FOUND'
   /** No API key with that id (operator commands). */
@@ -46,6 +48,12 @@ export type CoreErrorCode =
   | 'INVALID_TRANSITION'
   /** A storage backend (database, blob store) failed or is unreachable. */
   | 'STORAGE_UNAVAILABLE'
+  /** A run's `webhook` or `webhook_events` cannot be used (answered as 422 INVALID_REQUEST). */
+  | 'INVALID_WEBHOOK'
+  /** An idempotency key already used with a different request. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** An idempotency key whose first request is still being processed. */
+  | 'IDEMPOTENCY_KEY_IN_USE'
   /** Anything else: a bug. */
   | 'INTERNAL_ERROR';
 

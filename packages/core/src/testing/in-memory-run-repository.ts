@@ -18,6 +18,13 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly rows = new Map<string, Run>();
   /** Per backend, the last run placed there (warm placement). */
   private readonly placed = new Map<string, { lastAppVersionId: string; lastPlacedAtMs: number }>();
+  // Integrations: the in-memory outbox records events in the same step as the change (as the SQL triggers do).
+  private readonly changeListeners = new Set<(before: Run, after: Run) => void>();
+
+  /** Calls `listener` synchronously inside every update that changes a run's status. */
+  onStatusChange(listener: (before: Run, after: Run) => void): void {
+    this.changeListeners.add(listener);
+  }
 
   async create(run: Run): Promise<void> {
     if (this.rows.has(run.id)) throw new Error(`run ${run.id} already exists`);
@@ -36,11 +43,17 @@ export class InMemoryRunRepository implements RunRepository {
     if (guard.leaseOwner !== undefined && current.leaseOwner !== guard.leaseOwner) return null;
     const next: Run = { ...current, ...structuredClone(patch) };
     this.rows.set(id, next);
+    if (next.status !== current.status) for (const l of this.changeListeners) l(current, next);
     return structuredClone(next);
   }
 
   async delete(id: string): Promise<boolean> {
     return this.rows.delete(id);
+  }
+
+  /** Every run as it is now (the in-memory asset repository reads the inputs of runs in flight). */
+  snapshot(): readonly Run[] {
+    return [...this.rows.values()].map((r) => structuredClone(r));
   }
 
   async listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage> {
