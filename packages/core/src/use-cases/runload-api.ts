@@ -29,6 +29,7 @@ import { DescribeAppVersion } from './describe-app-version.js';
 import { GetAccountOverview } from './get-account-overview.js';
 import { GetAsset } from './get-asset.js';
 import { GetRun } from './get-run.js';
+import { ListApps } from './list-apps.js';
 import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
@@ -64,6 +65,7 @@ export interface RunloadApi {
   readonly uploadAsset: UploadAsset;
   readonly getAsset: GetAsset;
   readonly describeAppVersion: DescribeAppVersion;
+  readonly listApps: ListApps;
   readonly accountOverview: GetAccountOverview;
   readonly accounts: ManageAccounts;
   readonly apiKeys: ManageApiKeys;
@@ -87,6 +89,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     uploadAsset: new UploadAsset(p.blobs, p.mediaTypes, p.assets, p.clock, p.ids),
     getAsset: new GetAsset(p.assets, p.blobs),
     describeAppVersion: new DescribeAppVersion(appVersions),
+    listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
