@@ -146,6 +146,17 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json {
         TooManyRequests: response(COMMON_API_RESPONSES[429] as ResponseSpec, API_HEADERS, true),
         InternalError: response(COMMON_API_RESPONSES[500] as ResponseSpec, API_HEADERS, true),
         ServiceUnavailable: response(COMMON_API_RESPONSES[503] as ResponseSpec, API_HEADERS, true),
+        CorsPreflight: {
+          description:
+            'The answer to a browser\'s `OPTIONS` preflight from an origin listed in `RUNLOAD_CORS_ORIGINS`, on any path. From other origins, or when none is configured, no CORS header is sent.',
+          headers: {
+            'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+            'Access-Control-Allow-Origin': { description: 'The calling origin.', schema: { type: 'string' } },
+            'Access-Control-Allow-Methods': { description: '`GET, HEAD, POST, DELETE, OPTIONS`.', schema: { type: 'string' } },
+            'Access-Control-Allow-Headers': { description: 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, Range, Last-Event-ID.', schema: { type: 'string' } },
+            'Access-Control-Max-Age': { description: 'Seconds the browser may keep this answer.', schema: { type: 'integer' } },
+          },
+        },
       },
     },
   };

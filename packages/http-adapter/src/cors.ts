@@ -13,21 +13,14 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request
 const EXPOSED_HEADERS = Object.keys(HEADERS).join(', ');
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
-/** `https://a.example, https://b.example` as exact origins; blanks ignored. */
-export function parseCorsOrigins(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((o) => o.trim().replace(/\/+$/, ''))
-    .filter((o) => o.length > 0);
-}
-
 function allowedOrigin(event: H3Event, origins: ReadonlySet<string>): string | null {
   const origin = event.req.headers.get('origin');
   return origin !== null && origins.has(origin) ? origin : null;
 }
 
-export function corsMiddleware(origins: readonly string[]): Middleware {
-  const allowed = new Set(origins);
+export function corsMiddleware(origins: readonly string[], requestId: (event: H3Event) => string): Middleware {
+  // Browsers send `Origin` without a trailing slash; a configured one may carry it.
+  const allowed = new Set(origins.map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o.length > 0));
   return async (event, next) => {
     const origin = allowed.size > 0 ? allowedOrigin(event, allowed) : null;
     if (origin === null) return next();
@@ -40,6 +33,7 @@ export function corsMiddleware(origins: readonly string[]): Middleware {
           'Access-Control-Allow-Headers': ALLOWED_HEADERS,
           'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
           Vary: 'Origin',
+          'X-Request-Id': requestId(event),
         },
       });
     }

@@ -97,7 +97,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
       return jsonResponse(response.status, response.body, { 'X-Request-Id': requestId, ...response.headers });
     },
   });
-  app.use(corsMiddleware(options.corsOrigins ?? []));
+  app.use(corsMiddleware(options.corsOrigins ?? [], (event) => requestIdOf(event, deps)));
   for (const route of routes) {
     const handle = apiRoute(deps, route.kind, route.handler);
     app.on(route.method, `${API_PREFIX}${route.path}`, (event) => handle(event));

@@ -19,6 +19,8 @@ const SCALAR_CONFIGURATION = {
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
+  mcp: { disabled: true },
+  defaultOpenAllTags: true,
   showDeveloperTools: 'never',
   hideDownloadButton: false,
 };
@@ -29,6 +31,7 @@ const PAGE = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>runload API reference</title>
+    <link rel="icon" href="data:," />
   </head>
   <body>
     <div id="app"></div>

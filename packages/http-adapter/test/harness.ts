@@ -50,6 +50,7 @@ export async function makeHarness(
     executor?: Executor;
     trustedProxies?: string[];
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+    corsOrigins?: string[];
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -73,6 +74,7 @@ export async function makeHarness(
     maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024,
     uploadDir,
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
     log: () => undefined,
   });

@@ -59,6 +59,7 @@ export function createResponseChecker(document: Json = buildOpenApiDocument()): 
         const fallbacks: Record<number, string> = pathname.startsWith('/api/')
           ? { 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' }
           : { 404: 'NotFound', 405: 'MethodNotAllowed' };
+        if (method === 'options') fallbacks[204] = 'CorsPreflight';
         const fallback = op === null ? fallbacks[response.status] : undefined;
         if (!fallback) throw new Error(`${where}: the OpenAPI document does not describe this response`);
         pointer = `#/components/responses/${fallback}`;
