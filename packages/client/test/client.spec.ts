@@ -7,7 +7,7 @@ type Handler = (request: Request) => Response | Promise<Response>;
 /** A scripted server: each call takes the next handler; every request is recorded. */
 function scripted(...handlers: Handler[]) {
   const requests: Request[] = [];
-  const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     requests.push(request);
     const handler = handlers.shift();
