@@ -12,6 +12,7 @@ import type { H3, H3Event } from 'h3';
 import { FastResponse } from 'srvx';
 import { buildOpenApiDocument } from '@runload/api-schema';
 import { errorResponse, HttpError } from './error-response.js';
+import { withoutBody } from './head-response.js';
 
 /** The options Scalar gets: everything that would reach another origin is off. */
 const SCALAR_CONFIGURATION = {
@@ -71,12 +72,17 @@ export function registerDocumentationRoutes(app: H3, deps: DocumentationDeps): v
   const respond = (event: H3Event, body: string | Buffer, type: string, extra: Record<string, string> = {}) =>
     new FastResponse(body, { status: 200, headers: { 'Content-Type': type, 'X-Request-Id': deps.requestId(event), ...extra } });
 
-  app.get('/openapi.json', (event) => {
+  // HEAD wherever GET (RFC 9110 9.3.2): the same answer without its body.
+  const get = (route: string, handler: (event: H3Event) => Response | Promise<Response>) => {
+    app.get(route, handler);
+    app.on('HEAD', route, async (event) => withoutBody(await handler(event)));
+  };
+  get('/openapi.json', (event) => {
     document ??= JSON.stringify(buildOpenApiDocument());
     return respond(event, document, 'application/json; charset=utf-8', { 'Cache-Control': 'no-cache' });
   });
-  app.get('/docs', (event) => respond(event, PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache' }));
-  app.get('/docs/assets/:file', async (event) => {
+  get('/docs', (event) => respond(event, PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache' }));
+  get('/docs/assets/:file', async (event) => {
     const file = event.context.params?.['file'];
     if (file === 'init.js') return respond(event, INIT, 'text/javascript; charset=utf-8', { 'Cache-Control': 'no-cache' });
     if (file === 'scalar.js') {

@@ -87,7 +87,7 @@ export function getAssetRoute(api: RunloadApi) {
   };
 }
 
-/** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; anything else means the whole file. */
+/** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; anything else (or `b` before `a`) means the whole file. */
 function parseRange(header: string | null, size: number): ByteRange | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
   if (!match || (match[1] === '' && match[2] === '')) return null;
@@ -95,7 +95,9 @@ function parseRange(header: string | null, size: number): ByteRange | null {
     const suffix = Number(match[2]);
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
-  return { start: Number(match[1]), end: match[2] === '' ? Number.MAX_SAFE_INTEGER : Number(match[2]) };
+  const range = { start: Number(match[1]), end: match[2] === '' ? Number.MAX_SAFE_INTEGER : Number(match[2]) };
+  // RFC 9110 14.1.1: a last position before the first makes the range invalid, and an invalid Range is ignored.
+  return range.end < range.start ? null : range;
 }
 
 export function assetContentRoute(api: RunloadApi) {

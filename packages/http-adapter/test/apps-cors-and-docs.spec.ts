@@ -100,6 +100,9 @@ for (const transport of TRANSPORTS) {
         expect(asset.headers.get('content-type')).to.match(/^text\/javascript/);
       }
       expect((await h.request('/docs/assets/nope.js')).status).to.equal(404);
+      const head = await h.request('/openapi.json', { method: 'HEAD' });
+      expect(head.status).to.equal(200);
+      expect(await head.text()).to.equal('');
       expect((await h.request('/openapi.json', { method: 'POST' })).status).to.equal(405);
     });
   });

@@ -51,6 +51,7 @@ export async function makeHarness(
     trustedProxies?: string[];
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
     corsOrigins?: string[];
+    log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -76,7 +77,7 @@ export async function makeHarness(
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
   });
   let server: RunningHttpServer | null = null;
   if (transport === 'node') server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });

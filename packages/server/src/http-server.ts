@@ -13,5 +13,5 @@ export function startServer(runtime: Runtime, config: RunloadConfig, log: Logger
     health: () => runtime.health(),
     log: (level, message, fields) => log(level, message, fields),
   });
-  return startHttpServer(app, { host: config.host, port: config.port });
+  return startHttpServer(app, { host: config.host, port: config.port, log: (level, message, fields) => log(level, message, fields) });
 }

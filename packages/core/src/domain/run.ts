@@ -38,7 +38,11 @@ export function assertTransition(from: RunStatus, to: RunStatus): void {
   }
 }
 
-export type RunErrorCode = 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'RUN_TIMEOUT' | 'BACKEND_LOST';
+/**
+ * Why a run failed. `OUTPUTS_UNREADABLE`: the backend executed the run (and it is charged for
+ * that time) but its output files could not be read back from it.
+ */
+export type RunErrorCode = 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'RUN_TIMEOUT' | 'BACKEND_LOST' | 'OUTPUTS_UNREADABLE';
 
 export interface RunError {
   readonly code: RunErrorCode;

@@ -5,7 +5,7 @@
  * @module
  */
 import { CoreError } from '../domain/errors.js';
-import { checkInputs } from '../domain/input-validation.js';
+import { checkInputs, describeProblems } from '../domain/input-validation.js';
 import { newQueuedRun, type Run } from '../domain/run.js';
 import { parseRunRequest } from '../domain/run-request.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
@@ -57,7 +57,8 @@ export class CreateRun {
     const { values, problems } = checkInputs(version.inputs, request.inputs);
     problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values)));
     if (problems.length > 0) {
-      throw new CoreError('INVALID_INPUT', `${problems.length} input(s) do not fit app version ${version.id}`, { details: problems });
+      const { message, details } = describeProblems(problems, version.id);
+      throw new CoreError('INVALID_INPUT', message, { details });
     }
 
     const health = await this.executor.health();
