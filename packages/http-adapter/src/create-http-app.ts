@@ -25,6 +25,8 @@ import {
   listRunsRoute,
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
+import { idempotentUpload } from './idempotency.js';
+import { runEventsRoute } from './run-events-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
@@ -77,7 +79,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES, log: deps.log };
   const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
-    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => uploadAssetRoute(ctx, api, upload) },
+    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => idempotentUpload(ctx, api, () => uploadAssetRoute(ctx, api, upload)) },
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
     { method: 'GET', path: '/apps', kind: 'plain', handler: listAppsRoute(api) },
@@ -86,6 +88,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false, maxJsonBytes) },
     { method: 'GET', path: '/runs', kind: 'plain', handler: listRunsRoute(api) },
     { method: 'GET', path: '/runs/:id', kind: 'plain', handler: getRunRoute(api) },
+    { method: 'GET', path: '/runs/:id/events', kind: 'plain', handler: runEventsRoute(api) },
     { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
     { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
   ];

@@ -3,3 +3,5 @@ export { startHttpServer, toNodeListener, type HttpServerOptions, type RunningHt
 export { FileTypeMediaDetector } from './file-type-media-detector.js';
 export { errorResponse } from './error-response.js';
 export { presentAppVersion, presentRun, presentAsset } from './presenters.js';
+export { HttpWebhookTransport, webhookPayload, WEBHOOK_TIMEOUT_MS, type HttpWebhookTransportOptions } from './http-webhook-transport.js';
+export { isPrivateAddress } from './webhook-address.js';

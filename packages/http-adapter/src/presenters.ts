@@ -45,6 +45,8 @@ export function presentRun(run: Run, queuePosition: number | null) {
         }
       : null,
     metrics: { queue_ms: run.metrics.queueMs, run_ms: run.metrics.runMs, gpu_seconds: run.metrics.gpuSeconds === null ? null : toMilliseconds(run.metrics.gpuSeconds) },
+    // Shown to the run's owner only (every run route is the owner's); nothing secret is kept on a run.
+    ...(run.webhook ? { webhook: run.webhook.url, webhook_events: [...run.webhook.events] } : {}),
   };
 }
 

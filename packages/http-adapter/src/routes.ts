@@ -2,12 +2,13 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
-import { CoreError, isUuid, type ByteRange, type RunloadApi } from '@runload/core';
+import { CoreError, isUuid, type ByteRange, type Run, type RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { errorResponse } from './error-response.js';
 import { PageQuery } from '@runload/api-schema';
-import { presentAccount, presentAppSummary, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
+import { pollUrl, presentAccount, presentAppSummary, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
 import { readJsonBody } from './read-json-body.js';
+import { canonicalJson, fingerprint, idempotently } from './idempotency.js';
 import { checkRunBody, pageLimit, readQuery } from './validate-request.js';
 
 /** A path parameter, decoded once; a malformed escape is kept as sent (it names nothing anyway). */
@@ -33,9 +34,13 @@ export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes:
     const body = await readJsonBody(ctx.event.req, maxJsonBytes, ctx.event.runtime?.node?.req as IncomingMessage | undefined);
     checkRunBody(body, !fromPath);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
-    const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body });
-    const presented = presentCreatedRun(created.run);
-    return { status: 201, body: presented, headers: { Location: presented.poll_url }, windows: created.windows, quota: created.quota };
+    const endpoint = fromPath ? `POST /apps/${String(appVersionId).toLowerCase()}` : 'POST /runs';
+    // Idempotency-Key: the run and this response are written in one transaction (CONTRACT 8).
+    return idempotently(ctx, api, fingerprint(endpoint, canonicalJson(body)), async (hold) => {
+      const respond = (run: Run) => ({ status: 201, body: presentCreatedRun(run), headers: { Location: pollUrl(run.id) } });
+      const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body, ...(hold ? { idempotency: { hold, respond } } : {}) });
+      return { ...respond(created.run), windows: created.windows, quota: created.quota };
+    });
   };
 }
 

@@ -45,6 +45,7 @@ import {
   KnexRunRepository,
   LocalBlobStore,
 } from '@runload/storage-adapter';
+import { integrationPorts, type IntegrationPorts } from './integrations.js';
 import type { RunloadConfig } from './config.js';
 import { CONFIG, DATABASE, PORTS } from './tokens.js';
 
@@ -56,6 +57,8 @@ export interface ContainerParts {
   readonly limiter?: RateLimiter;
   readonly workSignal?: WorkSignal;
   readonly clock?: Clock;
+  /** Integrations: whether webhooks may target private addresses (tests on loopback). */
+  readonly webhookAllowPrivate?: boolean;
 }
 
 export function buildContainer(config: RunloadConfig, parts: ContainerParts): Container {
@@ -83,10 +86,12 @@ export function buildContainer(config: RunloadConfig, parts: ContainerParts): Co
     ACCOUNT_REPOSITORY, API_KEY_REPOSITORY, APP_VERSION_REPOSITORY, ASSET_REPOSITORY, RUN_REPOSITORY, BLOB_STORE,
     MEDIA_TYPE_DETECTOR, RATE_LIMITER, GPU_LEDGER, EXECUTOR, NODE_CATALOG, WORK_SIGNAL, CLOCK, ID_GENERATOR,
   ] as const;
+  // Integrations (idempotency keys, webhooks): one constant, spread into the ports below.
+  const integrations: IntegrationPorts = integrationPorts(parts.db, { allowPrivate: parts.webhookAllowPrivate ?? config.webhookAllowPrivate });
   c.bind(PORTS).toResolvedValue(
     (...ports: unknown[]) => {
       const [accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids] = ports;
-      return { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids } as RunloadPorts;
+      return { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids, ...integrations } as RunloadPorts;
     },
     [...portTokens],
   );

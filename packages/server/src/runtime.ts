@@ -17,6 +17,7 @@ import type { RunloadConfig } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger } from './log.js';
 import { PORTS } from './tokens.js';
+import { startIntegrations, type RunningIntegrations } from './integrations.js';
 
 export interface RuntimeOptions {
   /** Start the dispatcher that sends runs to the backends (the server does; the CLI does not). */
@@ -117,6 +118,10 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
     );
     await dispatcher.start();
   }
+  // Integrations: every serving instance delivers webhooks (events are leased, so each attempt is made once).
+  const integrations: RunningIntegrations | null = options.dispatch
+    ? await startIntegrations(ports, api, { owner: ownerName(config), retryDelaysMs: config.webhookRetryDelaysMs, log: createLogger('webhooks') })
+    : null;
   let closed = false;
   return {
     api,
@@ -137,6 +142,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
     async close() {
       if (closed) return;
       closed = true;
+      await integrations?.stop().catch((error: unknown) => log('error', 'webhook worker did not stop cleanly', { error: String(error) }));
       try {
         await dispatcher?.stop();
       } catch (error) {

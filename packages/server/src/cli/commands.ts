@@ -65,6 +65,11 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
       const accounts = (await api.accounts.list()).map(presentAccount);
       return { json: { accounts }, text: accounts.map((a) => `${a.account_id} ${a.tier} ${a.status} ${a.name}`).join('\n') };
     }
+    case 'accounts webhook-secret': {
+      const id = arg(rest, 0, 'ACCOUNT_ID');
+      const { account, secret } = flags['rotate'] === true ? await api.webhookSecrets.rotate(id) : await api.webhookSecrets.show(id);
+      return { json: { account_id: account.id, webhook_secret: secret }, text: `webhook secret of account ${account.id}\n${secret}` };
+    }
     case 'keys create': {
       const issued = await api.apiKeys.create(flag(flags, 'account'));
       return {
@@ -108,6 +113,7 @@ export const USAGE = `usage: pnpm cli <command> [--json]
   migrate                                       create or upgrade the database
   accounts create --name NAME --tier starter|plus|max|ultra
   accounts suspend ID | accounts unsuspend ID | accounts set-tier ID TIER | accounts list
+  accounts webhook-secret ID [--rotate]        the secret that signs the account's webhooks
   keys create --account ID                      prints the API key (shown once)
   keys revoke KEY_ID
   apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY]
