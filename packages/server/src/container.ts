@@ -3,7 +3,6 @@
  * the adapter the configuration selects, and the use cases on top.
  * @module
  */
-import path from 'node:path';
 import { Container } from 'inversify';
 import type { Database as Knex } from '@runload/storage-adapter';
 import {
@@ -43,9 +42,9 @@ import {
   KnexAssetRepository,
   KnexGpuLedger,
   KnexRunRepository,
-  LocalBlobStore,
 } from '@runload/storage-adapter';
 import { integrationPorts, type IntegrationPorts } from './integrations.js';
+import { blobStoreFor } from './blob-store-choice.js';
 import type { RunloadConfig } from './config.js';
 import { CONFIG, DATABASE, PORTS } from './tokens.js';
 
@@ -75,7 +74,7 @@ export function buildContainer(config: RunloadConfig, parts: ContainerParts): Co
   c.bind(ASSET_REPOSITORY).toResolvedValue((db: Knex) => new KnexAssetRepository(db), [DATABASE]);
   c.bind(RUN_REPOSITORY).toResolvedValue((db: Knex) => new KnexRunRepository(db), [DATABASE]);
   c.bind(GPU_LEDGER).toResolvedValue((db: Knex) => new KnexGpuLedger(db), [DATABASE]);
-  c.bind(BLOB_STORE).toConstantValue(new LocalBlobStore(path.join(config.dataDir, 'blobs')));
+  c.bind(BLOB_STORE).toConstantValue(blobStoreFor(config));
   c.bind(MEDIA_TYPE_DETECTOR).toConstantValue(new FileTypeMediaDetector());
   c.bind(RATE_LIMITER).toResolvedValue((clock: Clock) => parts.limiter ?? new InMemoryRateLimiter(clock), [CLOCK]);
   c.bind(WORK_SIGNAL).toConstantValue(parts.workSignal ?? new InMemoryWorkSignal());

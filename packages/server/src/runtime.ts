@@ -9,15 +9,19 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Container } from 'inversify';
 import { Dispatcher, RUNLOAD_API, RunLifecycle, SystemClock, type Clock, type Executor, type RunloadApi } from '@runload/core';
+import { startRetentionSweep, type RetentionSweep } from './retention-sweep.js';
 import { InMemoryRateLimiter } from '@runload/core/testing';
 import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { createRedisClient, FailoverRateLimiter, RedisRateLimiter, RedisWorkSignal, type Redis } from '@runload/redis-limiter';
-import { checkDatabase, migrate, openDatabase, type Database } from '@runload/storage-adapter';
+import { checkDatabase, KnexMaintenanceLease, migrate, openDatabase, type Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger } from './log.js';
 import { PORTS } from './tokens.js';
 import { startIntegrations, type RunningIntegrations } from './integrations.js';
+
+/** Staged bytes untouched this long belong to a dead process (a live upload writes all the time). */
+export const ABANDONED_STAGING_MS = 24 * 3600 * 1000;
 
 export interface RuntimeOptions {
   /** Start the dispatcher that sends runs to the backends (the server does; the CLI does not). */
@@ -101,8 +105,17 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   const api = container.get<RunloadApi>(RUNLOAD_API);
   const ports = container.get<PORTS>(PORTS);
   let dispatcher: Dispatcher | null = null;
+  let sweep: RetentionSweep | null = null;
   if (options.dispatch) {
-    const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock);
+    sweep = startRetentionSweep(ports.assets, ports.blobs, new KnexMaintenanceLease(db), ports.clock, {
+      owner: ownerName(config),
+      everyMs: config.sweepSeconds * 1000,
+      log: createLogger('retention'),
+    });
+    // Only a starting server clears staging, and only what no live upload could still be writing.
+    const removed = await ports.blobs.removeAbandonedStaging(ABANDONED_STAGING_MS);
+    if (removed > 0) log('info', 'removed abandoned staged uploads', { removed });
+    const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock, config.limits.retention);
     dispatcher = new Dispatcher(
       { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
       {
@@ -143,6 +156,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
       if (closed) return;
       closed = true;
       await integrations?.stop().catch((error: unknown) => log('error', 'webhook worker did not stop cleanly', { error: String(error) }));
+      await sweep?.stop();
       try {
         await dispatcher?.stop();
       } catch (error) {
