@@ -49,6 +49,7 @@ export * from './use-cases/run-admission.js';
 export * from './use-cases/create-run.js';
 export * from './use-cases/get-run.js';
 export * from './use-cases/list-runs.js';
+export * from './use-cases/list-apps.js';
 export * from './use-cases/cancel-run.js';
 export * from './use-cases/upload-asset.js';
 export * from './use-cases/get-asset.js';

@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { H3, type H3Event } from 'h3';
 import type { RunloadApi } from '@runload/core';
 import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
+import { corsMiddleware } from './cors.js';
+import { registerDocumentationRoutes } from './documentation-routes.js';
 import { errorResponse, HttpError } from './error-response.js';
 import { withoutBody } from './head-response.js';
 import { API_PREFIX } from './presenters.js';
@@ -20,6 +22,7 @@ import {
   describeAppRoute,
   getAssetRoute,
   getRunRoute,
+  listAppsRoute,
   listRunsRoute,
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
@@ -42,6 +45,8 @@ export interface HttpAppOptions {
   readonly health: () => Promise<{ ok: boolean } & Record<string, unknown>>;
   readonly log?: PipelineDeps['log'];
   readonly requestId?: () => string;
+  /** Browser origins allowed to call the API (`RUNLOAD_CORS_ORIGINS`); none by default. */
+  readonly corsOrigins?: readonly string[];
 }
 
 interface RouteDef {
@@ -57,6 +62,9 @@ function frameworkError(status: number): HttpError | null {
   if (status >= 400 && status < 500) return new HttpError(400, 'INVALID_REQUEST', 'The request could not be read');
   return null;
 }
+
+/** The root paths of the API description (`/openapi.json`, `/docs`, its assets). */
+const DOCUMENTATION_PATH = /^\/(openapi\.json|docs|docs\/assets\/[^/]+)$/;
 
 function pattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/:[a-z]+/g, '[^/]+')}/?$`);
@@ -77,6 +85,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
     { method: 'DELETE', path: '/assets/:id', kind: 'plain', handler: deleteAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
+    { method: 'GET', path: '/apps', kind: 'plain', handler: listAppsRoute(api) },
     { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },
     { method: 'POST', path: '/apps/:id', kind: 'run', handler: createRunRoute(api, true, maxJsonBytes) },
     { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false, maxJsonBytes) },
@@ -98,6 +107,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
       return jsonResponse(response.status, response.body, { 'X-Request-Id': requestId, ...response.headers });
     },
   });
+  app.use(corsMiddleware(options.corsOrigins ?? [], (event) => requestIdOf(event, deps)));
   for (const route of routes) {
     const handle = apiRoute(deps, route.kind, route.handler);
     app.on(route.method, `${API_PREFIX}${route.path}`, (event) => handle(event));
@@ -118,11 +128,13 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   app.get('/healthz', healthz);
   app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
 
+  registerDocumentationRoutes(app, { requestId: (event) => requestIdOf(event, deps) });
+
   const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;
     const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).flatMap((m) => (m.method === 'GET' ? ['GET', 'HEAD'] : [m.method])))];
-    if (path === '/healthz') allowed.push('GET', 'HEAD');
+    if (path === '/healthz' || DOCUMENTATION_PATH.test(path)) allowed.push('GET', 'HEAD');
     return allowed.length > 0
       ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
       : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);

@@ -50,6 +50,10 @@ export function presentRun(run: Run, queuePosition: number | null) {
   };
 }
 
+export function presentAppSummary(v: AppVersion) {
+  return { app_version_id: v.id, app_id: v.appId, name: v.name, created_at: v.createdAt.toISOString() };
+}
+
 export function presentAppVersion(v: AppVersion) {
   return {
     app_version_id: v.id,

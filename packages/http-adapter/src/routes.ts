@@ -5,9 +5,11 @@ import type { H3Event } from 'h3';
 import { CoreError, isUuid, type ByteRange, type Run, type RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { errorResponse } from './error-response.js';
-import { pollUrl, presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
+import { PageQuery } from '@runload/api-schema';
+import { pollUrl, presentAccount, presentAppSummary, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
 import { readJsonBody } from './read-json-body.js';
 import { canonicalJson, fingerprint, idempotently } from './idempotency.js';
+import { checkRunBody, pageLimit, readQuery } from './validate-request.js';
 
 /** A path parameter, decoded once; a malformed escape is kept as sent (it names nothing anyway). */
 export function param(event: H3Event, name: string): string {
@@ -30,6 +32,7 @@ export function idParam(event: H3Event, notFound: () => CoreError): string {
 export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes: number) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const body = await readJsonBody(ctx.event.req, maxJsonBytes, ctx.event.runtime?.node?.req as IncomingMessage | undefined);
+    checkRunBody(body, !fromPath);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
     const endpoint = fromPath ? `POST /apps/${String(appVersionId).toLowerCase()}` : 'POST /runs';
     // Idempotency-Key: the run and this response are written in one transaction (CONTRACT 8).
@@ -48,6 +51,15 @@ export function describeAppRoute(api: RunloadApi) {
   };
 }
 
+export function listAppsRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const query = readQuery<PageQuery>(PageQuery, ctx.event.url.searchParams);
+    const limit = pageLimit(query.limit);
+    const page = await api.listApps.execute({ ...(limit !== undefined ? { limit } : {}), cursor: query.cursor ?? null });
+    return { status: 200, body: { apps: page.versions.map(presentAppSummary), next_cursor: page.nextCursor } };
+  };
+}
+
 export function getRunRoute(api: RunloadApi) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const id = idParam(ctx.event, () => new CoreError('RUN_NOT_FOUND', `Run ${param(ctx.event, 'id')} not found`));
@@ -58,10 +70,9 @@ export function getRunRoute(api: RunloadApi) {
 
 export function listRunsRoute(api: RunloadApi) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
-    const query = ctx.event.url.searchParams;
-    const rawLimit = query.get('limit');
-    const limit = rawLimit === null ? undefined : Number(rawLimit);
-    const page = await api.listRuns.execute(ctx.principal, { ...(limit !== undefined ? { limit } : {}), cursor: query.get('cursor') });
+    const query = readQuery<PageQuery>(PageQuery, ctx.event.url.searchParams);
+    const limit = pageLimit(query.limit);
+    const page = await api.listRuns.execute(ctx.principal, { ...(limit !== undefined ? { limit } : {}), cursor: query.cursor ?? null });
     return { status: 200, body: { runs: page.runs.map((r) => presentRun(r, null)), next_cursor: page.nextCursor } };
   };
 }

@@ -5,6 +5,10 @@ import path from 'node:path';
 import { createRunloadApi, mergeLimits, type Executor, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
 import { createHttpApp, startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
+import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
+
+/** Every response a suite receives is checked against the OpenAPI document. */
+const conformance = createResponseChecker();
 
 export type Transport = 'fetch' | 'node';
 export const TRANSPORTS: readonly Transport[] = ['fetch', 'node'];
@@ -46,6 +50,7 @@ export async function makeHarness(
     executor?: Executor;
     trustedProxies?: string[];
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+    corsOrigins?: string[];
     log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
   } = {},
 ): Promise<Harness> {
@@ -70,6 +75,7 @@ export async function makeHarness(
     maxUploadBytes: options.maxUploadBytes ?? 1024 * 1024,
     uploadDir,
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
     log: options.log ?? (() => undefined),
   });
@@ -84,7 +90,9 @@ export async function makeHarness(
     uploadDir,
     url: server?.url ?? null,
     unsettledUploads: () => reading + ports.blobs.stagedCount,
-    request: async (pathname, init) => (server ? fetch(`${server.url}${pathname}`, init) : app.fetch(new Request(`http://runload.test${pathname}`, init))),
+    request: conformingFetch(conformance, async (pathname, init) =>
+      server ? fetch(`${server.url}${pathname}`, init) : app.fetch(new Request(`http://runload.test${pathname}`, init)),
+    ),
     user: async (tier = 'starter') => {
       const account = await api.accounts.create(`user-${tier}`, tier);
       const issued = await api.apiKeys.create(account.id);

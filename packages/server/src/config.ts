@@ -20,6 +20,8 @@ export interface RunloadConfig {
   readonly maxUploadBytes: number;
   readonly limits: LimitsConfig;
   readonly trustedProxies: readonly string[];
+  /** Browser origins allowed to call the API (`RUNLOAD_CORS_ORIGINS`); none when unset. */
+  readonly corsOrigins: readonly string[];
   /** Runs one ComfyUI server may hold at once (1 = only idle servers get work). */
   readonly dispatchDepth: number;
   /** How long a dispatcher's claim on a run lasts without renewal (another instance then takes over). */
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     maxUploadBytes: integer(env, 'RUNLOAD_MAX_UPLOAD_BYTES', 104_857_600, 1, Number.MAX_SAFE_INTEGER),
     limits: readLimits(env['RUNLOAD_LIMITS_FILE'], cwd),
     trustedProxies: list(env['RUNLOAD_TRUSTED_PROXIES']),
+    corsOrigins: list(env['RUNLOAD_CORS_ORIGINS']),
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,

@@ -9,6 +9,7 @@ export function startServer(runtime: Runtime, config: RunloadConfig, log: Logger
     maxUploadBytes: config.maxUploadBytes,
     uploadDir: runtime.uploadDir,
     trustedProxies: config.trustedProxies,
+    corsOrigins: config.corsOrigins,
     health: () => runtime.health(),
     log: (level, message, fields) => log(level, message, fields),
   });

@@ -1,4 +1,9 @@
 /** A tiny HTTP client for end-to-end tests, speaking to a server process. */
+import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
+
+/** Every response the end-to-end suites receive is checked against the OpenAPI document. */
+const checkedFetch = conformingFetch(createResponseChecker(), (input, init) => fetch(input, init));
+
 export interface ApiClient {
   json<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
   upload(bytes: Buffer, filename: string): Promise<string>;
@@ -10,7 +15,7 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
   const auth = { authorization: `Bearer ${apiKey}` };
   const client: ApiClient = {
     async json(method, path, body) {
-      const res = await fetch(`${baseUrl}${path}`, {
+      const res = await checkedFetch(`${baseUrl}${path}`, {
         method,
         headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -20,7 +25,7 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
     async upload(bytes, filename) {
       const form = new FormData();
       form.append('file', new Blob([bytes]), filename);
-      const res = await fetch(`${baseUrl}/api/v1/assets`, { method: 'POST', headers: auth, body: form });
+      const res = await checkedFetch(`${baseUrl}/api/v1/assets`, { method: 'POST', headers: auth, body: form });
       if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { asset_id: string }).asset_id;
     },
@@ -34,7 +39,7 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
       }
     },
     async bytes(path) {
-      const res = await fetch(`${baseUrl}${path}`, { headers: auth });
+      const res = await checkedFetch(`${baseUrl}${path}`, { headers: auth });
       if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
       return Buffer.from(await res.arrayBuffer());
     },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AppVersion, AppVersionRepository, InputSpec, Workflow } from '@runload/core';
+import { decodeRunCursor, encodeRunCursor, type AppVersion, type AppVersionPage, type AppVersionRepository, type InputSpec, type Workflow } from '@runload/core';
 import { json, toDate, toDateOrNull } from './columns.js';
 import { guarded } from './storage-errors.js';
 
@@ -51,5 +51,20 @@ export class KnexAppVersionRepository implements AppVersionRepository {
 
   list(): Promise<AppVersion[]> {
     return guarded(async () => (await this.db('app_versions').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toVersion));
+  }
+
+  async listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage> {
+    // Decoded before the query so that a bad cursor is INVALID_REQUEST, not a storage failure.
+    const after = options.after ? decodeRunCursor(options.after) : null;
+    return guarded(async () => {
+      const query = this.db('app_versions').whereNull('deleted_at');
+      if (after) {
+        query.where('created_at', '<=', after.createdAtMs).where((q) => q.where('created_at', '<', after.createdAtMs).orWhere('id', '<', after.id));
+      }
+      const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1);
+      const versions = rows.slice(0, options.limit).map(toVersion);
+      const last = versions[versions.length - 1];
+      return { versions, nextCursor: rows.length > options.limit && last ? encodeRunCursor(last) : null };
+    });
   }
 }

@@ -1,5 +1,11 @@
 import type { AppVersion } from '../domain/app-version.js';
 
+export interface AppVersionPage {
+  readonly versions: AppVersion[];
+  /** Pass back as `after` for the next (older) page; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
 export interface AppVersionRepository {
   /** Stores a new, immutable app version. */
   create(version: AppVersion): Promise<void>;
@@ -9,6 +15,12 @@ export interface AppVersionRepository {
   markDeleted(id: string, at: Date): Promise<AppVersion | null>;
   /** Every version, oldest first. */
   list(): Promise<AppVersion[]>;
+  /**
+   * Versions not deleted, newest first (ties by id, descending), `limit` at a time after the
+   * cursor of the previous page.
+   * @throws CoreError INVALID_REQUEST for a cursor this service did not issue
+   */
+  listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage>;
 }
 
 export const APP_VERSION_REPOSITORY = Symbol.for('runload.core.AppVersionRepository');

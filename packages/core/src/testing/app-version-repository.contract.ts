@@ -86,5 +86,33 @@ export function describeAppVersionRepositoryContract(
       const mine = new Set(made.map((v) => v.id));
       expect((await versions.list()).filter((v) => mine.has(v.id))).to.deep.equal([made[1], made[2], made[0]]);
     });
+
+    it('lists live versions newest first, a page at a time, skipping deleted ones', async () => {
+      const made = [0, 1, 2, 3, 4].map((i) => aVersion({ createdAt: new Date(T + 1000 * 60 * 60 * 24 * 365 * 50 + (i % 4)) }));
+      for (const v of made) await versions.create(v);
+      await versions.markDeleted((made[2] as AppVersion).id, new Date(T));
+      const seen: AppVersion[] = [];
+      let after: string | null = null;
+      for (let page = 0; page < 1000; page += 1) {
+        const got: { versions: AppVersion[]; nextCursor: string | null } = await versions.listLive({ limit: 2, after });
+        expect(got.versions.length).to.be.at.most(2);
+        seen.push(...got.versions);
+        if (got.nextCursor === null) break;
+        after = got.nextCursor;
+      }
+      const mine = new Map(made.map((v) => [v.id, v]));
+      const listed = seen.filter((v) => mine.has(v.id));
+      const expected = made
+        .filter((v) => v.id !== (made[2] as AppVersion).id)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+      expect(listed).to.deep.equal(expected);
+      expect(new Set(seen.map((v) => v.id)).size, 'no version on two pages').to.equal(seen.length);
+      expect(seen.every((v) => v.deletedAt === null)).to.equal(true);
+    });
+
+    it('refuses a cursor it did not issue', async () => {
+      const error = await versions.listLive({ limit: 2, after: 'nonsense' }).then(() => null, (e: unknown) => e);
+      expect((error as { code?: string } | null)?.code).to.equal('INVALID_REQUEST');
+    });
   });
 }

@@ -1,5 +1,6 @@
 import type { AppVersion } from '../domain/app-version.js';
-import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
+import type { AppVersionPage, AppVersionRepository } from '../ports/app-version-repository.js';
 
 export class InMemoryAppVersionRepository implements AppVersionRepository {
   private readonly rows = new Map<string, AppVersion>();
@@ -26,6 +27,17 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
     return [...this.rows.values()]
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((v) => structuredClone(v));
+  }
+
+  async listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage> {
+    const after = options.after ? decodeRunCursor(options.after) : null;
+    const live = [...this.rows.values()]
+      .filter((v) => v.deletedAt === null)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .filter((v) => !after || v.createdAt.getTime() < after.createdAtMs || (v.createdAt.getTime() === after.createdAtMs && v.id < after.id));
+    const versions = live.slice(0, options.limit).map((v) => structuredClone(v));
+    const last = versions[versions.length - 1];
+    return { versions, nextCursor: live.length > options.limit && last ? encodeRunCursor(last) : null };
   }
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { AppVersion } from '../domain/app-version.js';
-import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import type { AppVersionPage, AppVersionRepository } from '../ports/app-version-repository.js';
 import type { Clock } from '../ports/clock.js';
 import { AUTH_CACHE_MS } from './authenticate.js';
 import { RecentCache } from './recent-cache.js';
@@ -39,5 +39,10 @@ export class RecentAppVersions implements AppVersionRepository {
 
   list(): Promise<AppVersion[]> {
     return this.versions.list();
+  }
+
+  /** Not cached: a listing is rare, and must show a new version at once. */
+  listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage> {
+    return this.versions.listLive(options);
   }
 }

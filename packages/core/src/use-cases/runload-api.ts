@@ -39,6 +39,7 @@ import { DeleteAsset } from './delete-asset.js';
 import { GetAsset } from './get-asset.js';
 import { ListAssets } from './list-assets.js';
 import { GetRun } from './get-run.js';
+import { ListApps } from './list-apps.js';
 import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
@@ -82,6 +83,7 @@ export interface RunloadApi {
   readonly listAssets: ListAssets;
   readonly deleteAsset: DeleteAsset;
   readonly describeAppVersion: DescribeAppVersion;
+  readonly listApps: ListApps;
   readonly accountOverview: GetAccountOverview;
   readonly accounts: ManageAccounts;
   readonly apiKeys: ManageApiKeys;
@@ -111,6 +113,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     listAssets: new ListAssets(p.assets, p.clock),
     deleteAsset: new DeleteAsset(p.assets, p.blobs, getAsset),
     describeAppVersion: new DescribeAppVersion(appVersions),
+    listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),

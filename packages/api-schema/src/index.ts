@@ -1,0 +1,12 @@
+export * from './primitives.js';
+export * from './asset.js';
+export * from './app.js';
+export * from './run.js';
+export * from './account.js';
+export * from './health.js';
+export * from './errors.js';
+export * from './requests.js';
+export { HEADERS, API_HEADERS, RUN_HEADERS, type HeaderName } from './headers.js';
+export { OPERATIONS, COMMON_API_RESPONSES, FALLBACK_RESPONSES, type Operation, type ResponseSpec } from './operations.js';
+export { buildOpenApiDocument, type OpenApiOptions } from './openapi-document.js';
+export { checkRequest, type RequestProblem } from './check-request.js';

@@ -1,0 +1,1 @@
+export { createResponseChecker, conformingFetch, type ResponseChecker } from './response-conformance.js';

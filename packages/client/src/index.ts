@@ -1,0 +1,3 @@
+export { RunloadClient, isTerminal, type RunloadClientOptions, type RetryOptions, type CreateRunOptions, type WaitOptions, type PageOptions, type UploadSource } from './client.js';
+export { RunloadError, type RunloadErrorCode } from './errors.js';
+export type { Account, AppList, AppSummary, AppVersion, AppInput, Asset, AssetList, CreatedRun, Run, RunList, RunStatus, WebhookEvent } from '@runload/api-schema';
