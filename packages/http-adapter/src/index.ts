@@ -1,5 +1,4 @@
 export { createHttpApp, type HttpAppOptions } from './create-http-app.js';
 export { startHttpServer, toNodeListener, type RunningHttpServer } from './start-http-server.js';
-export { FileTypeMediaDetector } from './file-type-media-detector.js';
 export { errorResponse } from './error-response.js';
 export { presentAppVersion, presentRun, presentAsset } from './presenters.js';

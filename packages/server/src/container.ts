@@ -34,8 +34,8 @@ import {
   type RunloadPorts,
   type WorkSignal,
 } from '@runload/core';
-import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/testing';
-import { FileTypeMediaDetector } from '@runload/http-adapter';
+import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-process';
+import { FileTypeMediaDetector } from '@runload/media-detector';
 import {
   KnexAccountRepository,
   KnexApiKeyRepository,

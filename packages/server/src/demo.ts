@@ -4,7 +4,6 @@
  * `pnpm demo --once` exits after the run (used as a smoke test).
  * @module
  */
-import 'reflect-metadata';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';

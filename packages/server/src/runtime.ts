@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Container } from 'inversify';
 import { Dispatcher, RUNLOAD_API, RunLifecycle, SystemClock, type Clock, type Executor, type RunloadApi } from '@runload/core';
-import { InMemoryRateLimiter } from '@runload/core/testing';
+import { InMemoryRateLimiter } from '@runload/core/in-process';
 import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { createRedisClient, FailoverRateLimiter, RedisRateLimiter, RedisWorkSignal, type Redis } from '@runload/redis-limiter';
 import { checkDatabase, migrate, openDatabase, type Database } from '@runload/storage-adapter';

@@ -17,9 +17,9 @@ import { InMemoryAssetRepository } from './in-memory-asset-repository.js';
 import { InMemoryBlobStore } from './in-memory-blob-store.js';
 import { InMemoryExecutor } from './in-memory-executor.js';
 import { InMemoryGpuLedger } from './in-memory-gpu-ledger.js';
-import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
+import { InMemoryRateLimiter } from '../in-process/in-memory-rate-limiter.js';
 import { InMemoryRunRepository } from './in-memory-run-repository.js';
-import { InMemoryWorkSignal } from './in-memory-work-signal.js';
+import { InMemoryWorkSignal } from '../in-process/in-memory-work-signal.js';
 import { MagicBytesDetector } from './magic-bytes-detector.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
 
