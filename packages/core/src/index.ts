@@ -28,6 +28,7 @@ export * from './ports/gpu-ledger.js';
 export * from './ports/executor.js';
 export * from './ports/node-catalog.js';
 export * from './ports/work-signal.js';
+export * from './ports/logger.js';
 
 export * from './system/system-clock.js';
 export * from './system/random-ids.js';

@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult } from '@runload/core';
+import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
 import { ComfyUiHttp, StreamedBody } from './comfyui-http.js';
 import { ComfyUiSocket } from './comfyui-socket.js';
@@ -16,7 +16,7 @@ import { promptRefusal } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
 import { RunLocator } from './run-locator.js';
 
-export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+export type Log = Logger;
 
 export interface BackendOptions {
   readonly clientId: string;

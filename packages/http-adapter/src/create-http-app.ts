@@ -1,5 +1,5 @@
 /**
- * The HTTP API on h3: routes of CONTRACT 3 under `/api/v1`, `/healthz` at the root, and a
+ * The HTTP API on h3: routes of CONTRACT 3 under `/api/v1`, `/healthz` and `/metrics` at the root, and a
  * fallback that answers unknown routes (404) and wrong methods (405) in our error form.
  * @module
  */
@@ -8,6 +8,7 @@ import { H3, type H3Event } from 'h3';
 import type { RunloadApi } from '@runload/core';
 import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
 import { errorResponse, HttpError } from './error-response.js';
+import { requestTimer, type HttpMetrics } from './http-metrics.js';
 import { API_PREFIX } from './presenters.js';
 import { MAX_JSON_BYTES } from './read-json-body.js';
 import {
@@ -35,6 +36,8 @@ export interface HttpAppOptions {
   readonly health: () => Promise<{ ok: boolean } & Record<string, unknown>>;
   readonly log?: PipelineDeps['log'];
   readonly requestId?: () => string;
+  /** Counts requests and serves `GET /metrics`; without it there is no `/metrics` route. */
+  readonly metrics?: HttpMetrics;
 }
 
 interface RouteDef {
@@ -80,6 +83,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const app = new H3({
     // A malformed escape in a path reaches our routes, where it names nothing (404), instead of h3's own 400.
     allowMalformedURL: true,
+    ...requestTimer(options.metrics),
     // The last net: whatever escapes the routes is answered in our form, never in h3's.
     onError: (error, event) => {
       const requestId = requestIdOf(event, deps);
@@ -102,11 +106,19 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     return jsonResponse(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', ...rest }, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store' });
   });
 
+  const metrics = options.metrics;
+  if (metrics) {
+    app.get('/metrics', async (event) => {
+      const { contentType, body } = await metrics.render();
+      return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'X-Request-Id': requestIdOf(event, deps) } });
+    });
+  }
+
   const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;
     const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).map((m) => m.method))];
-    if (path === '/healthz') allowed.push('GET');
+    if (path === '/healthz' || (metrics && path === '/metrics')) allowed.push('GET');
     return allowed.length > 0
       ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
       : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);

@@ -9,8 +9,6 @@ import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { makePng } from '@runload/fake-comfyui';
 import { loadConfig } from './config.js';
-import { startServer } from './http-server.js';
-import { createLogger } from './log.js';
 import { openRuntime } from './runtime.js';
 
 const once = process.argv.includes('--once');
@@ -21,7 +19,7 @@ mkdirSync(root, { recursive: true });
 const fake = await startFakeComfyUI({ port: 0, executionMs: 800, progressSteps: 4 });
 const config = { ...loadConfig({ ...process.env, RUNLOAD_DATA_DIR: root, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_PORT: process.env['RUNLOAD_PORT'] ?? '0' }), host: '127.0.0.1' };
 const runtime = await openRuntime(config, { dispatch: true });
-const server = await startServer(runtime, config, createLogger('server'));
+const server = await runtime.listen();
 
 const account = await runtime.api.accounts.create('Demo user', 'plus');
 const { apiKey } = await runtime.api.apiKeys.create(account.id);
@@ -77,7 +75,6 @@ say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/runs/<run_id>`);
 say(`  curl -s -H "Authorization: Bearer $KEY" -o out.png ${base}/api/v1/assets/<output asset_id>/content`);
 
 const stop = async () => {
-  await server.close(2000);
   await runtime.close();
   await fake.close();
 };
