@@ -1,7 +1,7 @@
 /**
  * `pnpm demo`: a fake ComfyUI and a runload server on a fresh data directory, an account, a key
  * and an app; then one run end to end, and the curl commands to do it yourself.
- * `pnpm demo --once` exits after the run (used as a smoke test).
+ * `pnpm demo --once` exits after the run (used as a smoke test), without the commands.
  * @module
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -65,15 +65,6 @@ if (run.status !== 'succeeded' || !output) {
   writeFileSync(saved, bytes);
   say(`4. downloaded ${output.filename} (${bytes.length} bytes, PNG signature ${bytes.subarray(1, 4).toString('latin1') === 'PNG' ? 'ok' : 'missing'}) to ${saved}`);
 }
-say();
-say('Now by hand:');
-say(`  export KEY=${apiKey}`);
-say(`  curl -s -H "Authorization: Bearer $KEY" -F file=@${imagePath} ${base}/api/v1/assets`);
-say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/apps/${app.id}`);
-say(`  curl -s -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"inputs":{"1:image":"<asset_id>","2:blur_radius":4}}' ${base}/api/v1/apps/${app.id}`);
-say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/runs/<run_id>`);
-say(`  curl -s -H "Authorization: Bearer $KEY" -o out.png ${base}/api/v1/assets/<output asset_id>/content`);
-
 const stop = async () => {
   await runtime.close();
   await fake.close();
@@ -81,6 +72,15 @@ const stop = async () => {
 if (once) {
   await stop();
 } else {
+  // The commands only help while the server is still there to answer them.
+  say();
+  say('Now by hand:');
+  say(`  export KEY=${apiKey}`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" -F file=@${imagePath} ${base}/api/v1/assets`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/apps/${app.id}`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"inputs":{"1:image":"<asset_id>","2:blur_radius":4}}' ${base}/api/v1/apps/${app.id}`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/runs/<run_id>`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" -o out.png ${base}/api/v1/assets/<output asset_id>/content`);
   say();
   say('Serving until Ctrl-C.');
   process.on('SIGINT', () => void stop().then(() => process.exit(0)));
