@@ -66,7 +66,7 @@ describe("the README's quick start and walkthrough from a fresh clone", function
     execFileSync('bash', ['-euo', 'pipefail', '-c', install], { cwd: clone, stdio: 'pipe' });
 
     expect(block(readme, /Step 2, start the server[^\n]*\n\n```sh\n([\s\S]*?)```/).trim()).to.equal('pnpm start');
-    expect(block(readme, /in a second one, start a fake ComfyUI[\s\S]*?```sh\n([\s\S]*?)```/).trim()).to.equal('pnpm fake-comfyui');
+    expect(block(readme, /In a second one, start a fake ComfyUI[\s\S]*?```sh\n([\s\S]*?)```/).trim()).to.equal('pnpm fake-comfyui');
     const fake = await startListening(['fake-comfyui', '--port', '0'], clone, {});
     running.push(fake.child);
     const server = await startListening(['start'], clone, { RUNLOAD_PORT: '0', RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'warn' });
