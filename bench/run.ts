@@ -11,6 +11,7 @@ import { machine, ROOT } from './harness.js';
 import { benchDispatch } from './dispatch-overhead.js';
 import { benchScale } from './data-scale.js';
 import { benchHttpPaths } from './http-paths.js';
+import { benchIntegrations } from './integrations.js';
 
 const quick = process.argv.includes('--quick');
 const lines: string[] = [];
@@ -30,6 +31,7 @@ fake.pause();
 await benchHttpPaths({ quick, say, fakeUrl: fake.url });
 await benchDispatch({ quick, say });
 await benchScale({ quick, say, fakeUrl: fake.url });
+await benchIntegrations({ quick, say });
 await fake.close();
 
 if (!quick) writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), `${lines.join('\n')}\n`);

@@ -46,4 +46,14 @@ describe('Authenticate', () => {
     w.clock.advance(60_000);
     expect(await codeOf(w.api.authenticate.execute('rl_bad', '10.0.0.9'))).to.equal('INVALID_API_KEY');
   });
+
+  it("counts a suspended account's key in the address's failed-authentication window", async () => {
+    const w = await makeWorld({ limits: { auth_failures_per_minute: 3 } });
+    const p = await w.principal();
+    await w.api.accounts.suspend(p.account.id);
+    const codes: string[] = [];
+    for (let i = 0; i < 4; i += 1) codes.push(await codeOf(w.api.authenticate.execute(p.apiKey, '10.0.0.7')));
+    expect(codes).to.deep.equal(['ACCOUNT_SUSPENDED', 'ACCOUNT_SUSPENDED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED']);
+    expect(await codeOf(w.api.authenticate.execute(p.apiKey, '10.0.0.6')), 'another address has its own window').to.equal('ACCOUNT_SUSPENDED');
+  });
 });

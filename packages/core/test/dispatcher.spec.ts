@@ -108,7 +108,7 @@ describe('Dispatcher', () => {
     await t.dispatcher.stop();
   });
 
-  it('fails a run BACKEND_LOST, uncharged, when its outputs can never be read', async () => {
+  it('fails a run OUTPUTS_UNREADABLE, charged its execution time, when its outputs can never be read', async () => {
     const t = await setup();
     t.executor.fetchOutput = async () => {
       throw new CoreError('SERVICE_UNAVAILABLE', 'output out.png is gone');
@@ -118,10 +118,10 @@ describe('Dispatcher', () => {
     await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
     for (let i = 0; i < 10 && (await t.w.ports.runs.get(run.id))?.status === 'running'; i += 1) await sweep().catch(() => undefined);
     const failed = await t.status(run.id, 'failed');
-    expect(failed.error?.code).to.equal('BACKEND_LOST');
+    expect(failed.error?.code).to.equal('OUTPUTS_UNREADABLE');
     expect(failed.error?.message).to.include('output out.png is gone');
-    expect(failed.metrics.gpuSeconds).to.equal(null);
-    expect((await t.w.api.accountOverview.execute(t.p)).quota.used).to.equal(0);
+    expect(failed.metrics.gpuSeconds, 'the backend executed it').to.equal(2);
+    expect((await t.w.api.accountOverview.execute(t.p)).quota.used).to.equal(2);
     await t.dispatcher.stop();
   });
 

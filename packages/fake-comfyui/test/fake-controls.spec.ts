@@ -85,7 +85,7 @@ describe('fake ComfyUI controls and node library', function () {
     const bad = await post(fake, '/prompt', { prompt: { ...prompt, '3': { ...prompt['3'], inputs: { ...prompt['3'].inputs, sampler_name: 'nope' } } } });
     expect((bad.json?.['node_errors'] as Record<string, { errors: { type: string; details: string }[] }>)['3']?.errors[0]).to.include({
       type: 'value_not_in_list',
-      details: "sampler_name: 'nope' not in (list of length 40)",
+      details: "sampler_name: 'nope' not in (list of length 42)",
     });
     ws.close();
   });

@@ -12,7 +12,7 @@ import { ComfyUiSocket } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
 import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
-import { promptRefusal } from './prompt-refusal.js';
+import { partialRefusal, promptRefusal } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
 import { RunLocator } from './run-locator.js';
 
@@ -106,12 +106,17 @@ export class ComfyUiBackend {
       const answer = result.body as { prompt_id?: unknown; node_errors?: Record<string, unknown> };
       if (typeof answer.prompt_id === 'string') this.locator.remember(job.runId, answer.prompt_id);
       if (answer.node_errors && Object.keys(answer.node_errors).length > 0) {
-        this.options.log('warn', 'ComfyUI dropped some outputs that failed validation', { runId: job.runId, nodeErrors: answer.node_errors });
+        // Part of the workflow was refused: the run fails as a whole, so what was queued is taken back first.
+        await this.cancel(job.runId).catch((error: unknown) =>
+          this.options.log('warn', 'could not take back a partly refused prompt', { runId: job.runId, error: (error as Error).message }),
+        );
+        return { accepted: false, error: partialRefusal(answer.node_errors, job.workflow) };
       }
+      this.followers.plan(job.runId, Object.keys(prompt));
       return { accepted: true };
     }
     // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt (protocol §3): neither queued it.
-    return { accepted: false, error: promptRefusal(result.status, result.body) };
+    return { accepted: false, error: promptRefusal(result.status, result.body, job.workflow) };
   }
 
   private async wasQueued(runId: string): Promise<boolean> {

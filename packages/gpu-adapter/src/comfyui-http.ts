@@ -42,17 +42,17 @@ export class ComfyUiHttp {
       res = await fetch(`${this.baseUrl}${path}`, init);
       text = await res.text();
     } catch (error) {
-      throw this.unreachable(`${method} ${path}`, error);
+      throw this.unreachable(`${method} ${short(path)}`, error);
     }
     if (res.status >= 500 && !options.allowServerErrors) {
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to ${method} ${path}: ${text.slice(0, 200)}`);
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to ${method} ${short(path)}: ${text.slice(0, 200)}`);
     }
     let parsed: unknown = text;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) {
       try {
         parsed = JSON.parse(text) as unknown;
       } catch (error) {
-        throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${method} ${path} with broken JSON`, { cause: error });
+        throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${method} ${short(path)} with broken JSON`, { cause: error });
       }
     }
     return { status: res.status, body: parsed };
@@ -61,7 +61,7 @@ export class ComfyUiHttp {
   async getJson<T>(path: string, timeoutMs?: number): Promise<T> {
     const result = await this.request('GET', path, undefined, timeoutMs === undefined ? {} : { timeoutMs });
     if (result.status !== 200 || typeof result.body !== 'object' || result.body === null) {
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${result.status} to GET ${path}`);
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${result.status} to GET ${short(path)}`);
     }
     return result.body as T;
   }
@@ -72,11 +72,11 @@ export class ComfyUiHttp {
     try {
       res = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
-      throw this.unreachable(`GET ${path}`, error);
+      throw this.unreachable(`GET ${short(path)}`, error);
     }
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel();
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to GET ${path}`);
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.status} to GET ${short(path)}`);
     }
     return res;
   }
@@ -84,4 +84,9 @@ export class ComfyUiHttp {
   private unreachable(what: string, error: unknown): CoreError {
     return new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} is unreachable (${what}): ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Paths carry file names, which can carry a run's inputs: messages and logs keep only their start. */
+function short(path: string): string {
+  return path.length > 200 ? `${path.slice(0, 200)}…(${path.length} characters)` : path;
 }

@@ -1,5 +1,6 @@
 /** Reading a ComfyUI history entry (protocol §6) as a run outcome. */
 import type { OutputRef, RunError, TerminalExecutionState } from '@runload/core';
+import { stripBackendPaths } from './backend-paths.js';
 
 type Message = [string, Record<string, unknown>];
 
@@ -42,7 +43,7 @@ export function outcomeOf(entry: HistoryEntry): TerminalExecutionState {
   const data = (messages.find((m) => m[0] === 'execution_error')?.[1] ?? {}) as Record<string, unknown>;
   const error: RunError = {
     code: 'EXECUTION_ERROR',
-    message: String(data['exception_message'] ?? 'The workflow failed').trim(),
+    message: stripBackendPaths(String(data['exception_message'] ?? 'The workflow failed').trim()),
     nodeId: data['node_id'] === undefined ? null : String(data['node_id']),
     nodeType: data['node_type'] === undefined ? null : String(data['node_type']),
     details: { exception_type: data['exception_type'] ?? null },

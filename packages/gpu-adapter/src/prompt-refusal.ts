@@ -1,13 +1,17 @@
 /** A prompt ComfyUI refused (protocol §3), as the run error runload reports. */
-import type { RunError } from '@runload/core';
+import type { RunError, Workflow } from '@runload/core';
+import { stripBackendPaths, stripBackendPathsDeep } from './backend-paths.js';
 
 interface RefusalBody {
   readonly error?: { type?: string; message?: string; details?: string; extra_info?: Record<string, unknown> } | string;
   readonly node_errors?: Record<string, { class_type?: string; errors?: unknown[] }>;
 }
 
-/** Validation refusals name their node in `node_errors`, or (unknown class) only in `details` or `extra_info`. */
-export function promptRefusal(status: number, raw: unknown): RunError {
+/**
+ * Validation refusals name their node in `node_errors`, or (unknown class) only in `details` or
+ * `extra_info`; the class of a node the server does not know is read from the workflow sent.
+ */
+export function promptRefusal(status: number, raw: unknown, workflow?: Workflow): RunError {
   const body = (raw && typeof raw === 'object' ? raw : {}) as RefusalBody;
   const error = typeof body.error === 'object' ? body.error : undefined;
   const nodeErrors = body.node_errors ?? {};
@@ -17,11 +21,23 @@ export function promptRefusal(status: number, raw: unknown): RunError {
   const extraClass = error?.extra_info?.['class_type'];
   const message =
     error?.message ?? (typeof body.error === 'string' ? body.error : null) ?? (typeof raw === 'string' && raw ? raw.slice(0, 200) : `ComfyUI refused the prompt (${status})`);
+  const nodeId = firstNode ?? (typeof extraNode === 'string' ? extraNode : (detailsNode ?? null));
+  const sentClass = nodeId !== null ? workflow?.[nodeId]?.class_type : undefined;
   return {
     code: 'VALIDATION_ERROR',
-    message,
-    nodeId: firstNode ?? (typeof extraNode === 'string' ? extraNode : (detailsNode ?? null)),
-    nodeType: firstError?.class_type ?? (typeof extraClass === 'string' ? extraClass : null),
-    details: { status, type: error?.type ?? null, node_errors: nodeErrors },
+    message: stripBackendPaths(message),
+    nodeId,
+    nodeType: firstError?.class_type ?? (typeof extraClass === 'string' ? extraClass : (sentClass ?? null)),
+    details: { status, type: error?.type ?? null, node_errors: stripBackendPathsDeep(nodeErrors) },
   };
+}
+
+/**
+ * ComfyUI queued the prompt but dropped output nodes that failed validation (a 200 with
+ * `node_errors`). runload refuses such a run as a whole, with the same node errors.
+ */
+export function partialRefusal(nodeErrors: Record<string, unknown>, workflow: Workflow): RunError {
+  const dropped = Object.keys(nodeErrors).join(', ');
+  const error = promptRefusal(200, { error: { type: 'prompt_outputs_failed_validation', message: '' }, node_errors: nodeErrors }, workflow);
+  return { ...error, message: `Some nodes of the workflow failed validation (${dropped}); the run was stopped before it executed` };
 }

@@ -7,6 +7,7 @@
  */
 import type { ExecutionEvent, ExecutionState, Logger } from '@runload/core';
 import type { SocketMessage } from './comfyui-socket.js';
+import { RunProgress } from './run-progress.js';
 
 interface Follower {
   readonly runId: string;
@@ -18,6 +19,10 @@ interface Follower {
   again: boolean;
   /** The server announced the end: its history is read first (one request instead of two). */
   endAnnounced: boolean;
+  /** The run's progress as a whole, read from the node and step messages. */
+  readonly progress: RunProgress;
+  /** The last progress reported, so one change is reported once (servers say it in two messages). */
+  lastProgress: string;
 }
 
 export interface FollowerHooks {
@@ -32,6 +37,11 @@ const END_MESSAGES = new Set(['execution_success', 'execution_error', 'execution
 
 export class RunFollowers {
   private readonly followers = new Map<string, Follower>();
+  /**
+   * The progress of prompts sent from here, by run id, until the run is followed to its end: fed
+   * from the moment the prompt is sent, so messages before `follow` count too.
+   */
+  private readonly plans = new Map<string, RunProgress>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -39,8 +49,14 @@ export class RunFollowers {
     private readonly confirmIntervalMs: number,
   ) {}
 
+  /** The nodes of a prompt just sent, so its progress can be told as nodes done out of nodes to run. */
+  plan(runId: string, nodeIds: readonly string[]): void {
+    this.plans.set(runId, new RunProgress(new Set(nodeIds)));
+  }
+
   follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
-    const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false, endAnnounced: false };
+    const progress = this.plans.get(runId) ?? new RunProgress(null);
+    const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false, endAnnounced: false, progress, lastProgress: '' };
     const previous = this.followers.get(runId);
     if (previous) previous.done = true;
     this.followers.set(runId, follower);
@@ -58,22 +74,31 @@ export class RunFollowers {
     const promptId = data['prompt_id'];
     // The `executing` replay after a reconnection carries no prompt id: the confirmation covers it.
     if (typeof promptId !== 'string') return;
-    const f = this.followers.get(this.hooks.runIdOf(promptId));
-    if (!f || f.done) return;
+    const runId = this.hooks.runIdOf(promptId);
+    const f = this.followers.get(runId);
+    if (!f || f.done) {
+      this.plans.get(runId)?.onMessage(type, data);
+      return;
+    }
     const node = typeof data['node'] === 'string' ? data['node'] : null;
+    const progress = f.progress.onMessage(type, data);
     if (type === 'execution_start') {
       this.markStarted(f, typeof data['timestamp'] === 'number' ? data['timestamp'] : Date.now());
     } else if (type === 'executing' && node !== null) {
       this.markStarted(f, Date.now());
       this.emit(f, { type: 'executing', nodeId: node });
-    } else if (type === 'progress') {
+    } else if (type === 'progress' || type === 'progress_state') {
       this.markStarted(f, Date.now());
-      this.emit(f, { type: 'progress', value: Number(data['value'] ?? 0), max: Number(data['max'] ?? 0), nodeId: node });
     } else if (type === 'executing' || END_MESSAGES.has(type)) {
       // `executing {node: null}` follows the history write; the end messages precede it slightly.
       f.endAnnounced = true;
       void this.confirm(f);
       if (type !== 'executing') setTimeout(() => void this.confirm(f), 250).unref();
+    }
+    const said = progress ? `${progress.nodeId}:${progress.value}/${progress.max}` : '';
+    if (progress && said !== f.lastProgress) {
+      f.lastProgress = said;
+      this.emit(f, { type: 'progress', ...progress });
     }
   }
 
@@ -138,7 +163,10 @@ export class RunFollowers {
 
   private drop(f: Follower): void {
     f.done = true;
-    if (this.followers.get(f.runId) === f) this.followers.delete(f.runId);
+    if (this.followers.get(f.runId) === f) {
+      this.followers.delete(f.runId);
+      this.plans.delete(f.runId);
+    }
     if (this.followers.size === 0 && this.timer) {
       clearInterval(this.timer);
       this.timer = null;

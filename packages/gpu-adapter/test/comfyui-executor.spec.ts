@@ -126,6 +126,49 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(result.error).to.deep.include({ code: 'VALIDATION_ERROR', message: 'Prompt outputs failed validation', nodeId: '2', nodeType: 'ImageBlur' });
     });
 
+    it('refuses a prompt the backend accepted while dropping a refused output, and takes it back before it runs', async () => {
+      fake.pause();
+      const partly = {
+        ...WORKFLOW,
+        '4': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 99, sigma: 1 } },
+        '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'dropped' } },
+      };
+      const j = job({ workflow: partly });
+      const result = await executor.submit(fake.url, j);
+      expect(result.accepted).to.equal(false);
+      if (result.accepted) return;
+      expect(result.error).to.deep.include({ code: 'VALIDATION_ERROR', nodeId: '4', nodeType: 'ImageBlur' });
+      expect(result.error.message).to.equal('Some nodes of the workflow failed validation (4); the run was stopped before it executed');
+      expect(Object.keys((result.error.details as { node_errors: Record<string, unknown> }).node_errors)).to.deep.equal(['4']);
+      expect((await executor.inspect(fake.url, j.runId)).state, 'taken off the queue').to.equal('unknown');
+      fake.resume();
+      expect((await executor.inspect(fake.url, j.runId)).state).to.equal('unknown');
+      expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(0);
+    });
+
+    it('keeps an unreadable output error short, though the file name is 20,000 characters long', async () => {
+      const error = await executor.fetchOutput(fake.url, { nodeId: '3', filename: `${'p'.repeat(20_000)}_00001_.png`, subfolder: '', type: 'output' }).catch((e: unknown) => e);
+      expect(CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')).to.equal(true);
+      expect((error as Error).message).to.match(/answered 431/);
+      expect((error as Error).message.length).to.be.below(400);
+    });
+
+    it('names the class of a node the backend does not have', async () => {
+      const result = await executor.submit(fake.url, job({ workflow: { ...WORKFLOW, '7': { class_type: 'NoSuchNode', inputs: {} } } }));
+      expect(result.accepted).to.equal(false);
+      if (result.accepted) return;
+      expect(result.error).to.deep.include({ code: 'VALIDATION_ERROR', nodeId: '7', nodeType: 'NoSuchNode' });
+    });
+
+    it("keeps the backend's absolute file paths out of an execution error's message", async () => {
+      fake.failNextWith({ nodeId: '1', exceptionType: 'FileNotFoundError', message: "[Errno 2] No such file or directory: '/srv/gpu/ComfyUI/input/runload/aaaaaaaa.mp4'" });
+      const j = job();
+      await executor.submit(fake.url, j);
+      const last = await collect(executor, fake.url, j.runId).end;
+      if (last.type !== 'finished' || last.result.state !== 'failed') throw new Error(`unexpected ${JSON.stringify(last)}`);
+      expect(last.result.error.message).to.equal("[Errno 2] No such file or directory: 'aaaaaaaa.mp4'");
+    });
+
     it('reports a node error with the node, and a run that finished before anyone listened', async () => {
       fake.failNextWith({ nodeId: '2', exceptionType: 'torch.OutOfMemoryError', message: 'out of memory' });
       const j = job();

@@ -33,6 +33,37 @@ describe('ComfyUiNodeCatalog', () => {
     await fake.close();
   });
 
+  it('refuses to publish a COMBO value the backend does not list, naming the node, the widget and the options', async () => {
+    const fake = await startFakeComfyUI();
+    const api = createRunloadApi(createInMemoryPorts({ nodeCatalog: new ComfyUiNodeCatalog([fake.url]) }), DEFAULT_LIMITS);
+    const scaled = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'super-resolution', width: 64, height: 64, crop: 'disabled' } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'out' } },
+    };
+    const error = await api.apps.publish({ name: 'scale', workflow: scaled }).catch((e: unknown) => e);
+    expect(CoreError.hasCode(error, 'INVALID_WORKFLOW')).to.equal(true);
+    expect((error as Error).message).to.equal(
+      'Node 2 (ImageScale) widget upscale_method: "super-resolution" is not one of its options: "nearest-exact", "bilinear", "area", "bicubic", "lanczos"',
+    );
+    expect(await api.apps.list()).to.deep.equal([]);
+    // The same workflow with a listed value publishes.
+    const fine = await api.apps.publish({ name: 'scale', workflow: { ...scaled, '2': { ...scaled['2'], inputs: { ...scaled['2'].inputs, upscale_method: 'bicubic' } } } });
+    expect(fine.inputs.find((i) => i.key === '2:upscale_method')?.default).to.equal('bicubic');
+    await fake.close();
+  });
+
+  it('refuses an unlisted COMBO value with the shipped definitions too, while no backend answers', async () => {
+    const api = createRunloadApi(createInMemoryPorts({ nodeCatalog: new ComfyUiNodeCatalog(['http://127.0.0.1:9'], 500) }), DEFAULT_LIMITS);
+    const workflow = JSON.parse(readFileSync(new URL('../../../examples/workflows/text-to-image.api.json', import.meta.url), 'utf8')) as Record<string, { inputs: Record<string, unknown> }>;
+    const sa = structuredClone(workflow);
+    (sa['3'] as { inputs: Record<string, unknown> }).inputs['sampler_name'] = 'sa_solver';
+    expect((await api.apps.publish({ name: 'sa', workflow: sa })).inputs.find((i) => i.key === '3:sampler_name')?.default).to.equal('sa_solver');
+    (sa['3'] as { inputs: Record<string, unknown> }).inputs['sampler_name'] = 'warp_drive';
+    const error = await api.apps.publish({ name: 'sa', workflow: sa }).catch((e: unknown) => e);
+    expect((error as Error).message).to.match(/^Node 3 \(KSampler\) widget sampler_name: "warp_drive" is not one of its options: "euler", /);
+  });
+
   it('asks a healthy backend first and reuses its /object_info', async () => {
     const fake = await startFakeComfyUI();
     const unhealthy = await startFakeComfyUI();

@@ -8,6 +8,7 @@ import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
 import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState, type Logger } from '@runload/core';
 import { clientAddress } from './client-address.js';
+import { isClientGone } from './client-gone.js';
 import { errorResponse, type ErrorResponse } from './error-response.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
@@ -59,7 +60,10 @@ function bearerToken(event: H3Event): string | null {
  * where undici's Response would be turned into a web stream first (a third of a poll's time).
  */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
-  return new FastResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  const text = JSON.stringify(body);
+  // Set on every transport (Node's would add it, a web Response would not), so HEAD can repeat it.
+  const length = String(Buffer.byteLength(text));
+  return new FastResponse(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length, ...headers } });
 }
 
 export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
@@ -94,6 +98,10 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return await finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
+      if (isClientGone(error)) {
+        deps.log('info', 'client went away', { requestId, path: event.url.pathname });
+        return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
+      }
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
       const response = errorResponse(error);
       if (response.status >= 500) {

@@ -9,6 +9,7 @@ import type { RunloadApi } from '@runload/core';
 import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
 import { errorResponse, HttpError } from './error-response.js';
 import { requestTimer, type HttpMetrics } from './http-metrics.js';
+import { withoutBody } from './head-response.js';
 import { API_PREFIX } from './presenters.js';
 import { MAX_JSON_BYTES } from './read-json-body.js';
 import {
@@ -22,6 +23,8 @@ import {
   listRunsRoute,
 } from './routes.js';
 import { uploadAssetRoute } from './upload-asset-route.js';
+import { idempotentUpload } from './idempotency.js';
+import { runEventsRoute } from './run-events-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
@@ -32,7 +35,10 @@ export interface HttpAppOptions {
   /** Formidable's scratch directory; keep it inside the data directory. */
   readonly uploadDir: string;
   readonly trustedProxies?: readonly string[];
-  /** The state of the database, limiter and backends for `/healthz`. */
+  /**
+   * The state of the database, limiter and backends for `/healthz`: `ok` false answers 503; a
+   * `backends` entry with `available: false` answers 200 with `status: "degraded"`.
+   */
   readonly health: () => Promise<{ ok: boolean } & Record<string, unknown>>;
   readonly log?: PipelineDeps['log'];
   readonly requestId?: () => string;
@@ -65,10 +71,10 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     log: options.log ?? ((level, message, fields) => process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`)),
     requestId: options.requestId ?? randomUUID,
   };
-  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES };
+  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES, log: deps.log };
   const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
-    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => uploadAssetRoute(ctx, api, upload) },
+    { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => idempotentUpload(ctx, api, () => uploadAssetRoute(ctx, api, upload)) },
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
     { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },
@@ -76,6 +82,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     { method: 'POST', path: '/runs', kind: 'run', handler: createRunRoute(api, false, maxJsonBytes) },
     { method: 'GET', path: '/runs', kind: 'plain', handler: listRunsRoute(api) },
     { method: 'GET', path: '/runs/:id', kind: 'plain', handler: getRunRoute(api) },
+    { method: 'GET', path: '/runs/:id/events', kind: 'plain', handler: runEventsRoute(api) },
     { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
     { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
   ];
@@ -95,30 +102,38 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   for (const route of routes) {
     const handle = apiRoute(deps, route.kind, route.handler);
     app.on(route.method, `${API_PREFIX}${route.path}`, (event) => handle(event));
+    // RFC 9110 9.3.2: HEAD wherever GET, with the same status and headers and no body.
+    if (route.method === 'GET') app.on('HEAD', `${API_PREFIX}${route.path}`, async (event) => withoutBody(await handle(event)));
   }
-  app.get('/healthz', async (event) => {
+  const healthz = async (event: H3Event) => {
     const requestId = requestIdOf(event, deps);
     const health = await options.health().catch((error: unknown) => {
       deps.log('error', 'health check failed', { requestId, error: String(error) });
       return { ok: false };
     });
     const { ok, ...rest } = health;
-    return jsonResponse(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', ...rest }, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store' });
-  });
+    // Reads are served without a backend, so 200 stays; `degraded` tells a monitor no run can start.
+    const status = !ok ? 'unavailable' : noBackendReachable((rest as Record<string, unknown>)['backends']) ? 'degraded' : 'ok';
+    return jsonResponse(ok ? 200 : 503, { status, ...rest }, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store' });
+  };
+  app.get('/healthz', healthz);
+  app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
 
   const metrics = options.metrics;
   if (metrics) {
-    app.get('/metrics', async (event) => {
+    const serveMetrics = async (event: H3Event) => {
       const { contentType, body } = await metrics.render();
       return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'X-Request-Id': requestIdOf(event, deps) } });
-    });
+    };
+    app.get('/metrics', serveMetrics);
+    app.on('HEAD', '/metrics', async (event) => withoutBody(await serveMetrics(event)));
   }
 
   const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;
-    const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).map((m) => m.method))];
-    if (path === '/healthz' || (metrics && path === '/metrics')) allowed.push('GET');
+    const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).flatMap((m) => (m.method === 'GET' ? ['GET', 'HEAD'] : [m.method])))];
+    if (path === '/healthz' || (metrics && path === '/metrics')) allowed.push('GET', 'HEAD');
     return allowed.length > 0
       ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
       : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);
@@ -133,4 +148,9 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     return jsonResponse(response.status, response.body, { 'X-Request-Id': requestIdOf(event, deps), ...response.headers });
   });
   return app;
+}
+
+/** The executor's health (`{ available, backends }`) says no backend can take work. */
+function noBackendReachable(backends: unknown): boolean {
+  return typeof backends === 'object' && backends !== null && (backends as { available?: unknown }).available === false;
 }

@@ -37,6 +37,9 @@ const STATUS: Record<CoreErrorCode, number> = {
   RANGE_NOT_SATISFIABLE: 416,
   INVALID_WORKFLOW: 400,
   INVALID_TRANSITION: 409,
+  INVALID_WEBHOOK: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
   INTERNAL_ERROR: 500,
 };
 
@@ -80,7 +83,9 @@ export function errorResponse(error: unknown): ErrorResponse {
       break;
   }
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
-  const body: { code: string; message: string; retry_after?: number; details?: unknown } = { code: error.code, message: error.message };
+  // CONTRACT 9: a webhook that cannot be used is an INVALID_REQUEST, answered 422.
+  const code = error.code === 'INVALID_WEBHOOK' ? 'INVALID_REQUEST' : error.code;
+  const body: { code: string; message: string; retry_after?: number; details?: unknown } = { code, message: error.message };
   // SPEC 7.1 keeps retry_after in the body for rate limiting alone.
   if (error.code === 'RATE_LIMITED') body.retry_after = error.retryAfterSeconds ?? 1;
   if (error.details !== undefined) body.details = error.details;

@@ -44,7 +44,9 @@ export function presentRun(run: Run, queuePosition: number | null) {
           ...(run.error.details !== undefined ? { details: run.error.details } : {}),
         }
       : null,
-    metrics: { queue_ms: run.metrics.queueMs, run_ms: run.metrics.runMs, gpu_seconds: run.metrics.gpuSeconds },
+    metrics: { queue_ms: run.metrics.queueMs, run_ms: run.metrics.runMs, gpu_seconds: run.metrics.gpuSeconds === null ? null : toMilliseconds(run.metrics.gpuSeconds) },
+    // Shown to the run's owner only (every run route is the owner's); nothing secret is kept on a run.
+    ...(run.webhook ? { webhook: run.webhook.url, webhook_events: [...run.webhook.events] } : {}),
   };
 }
 
@@ -74,8 +76,13 @@ export function presentAccount(o: AccountOverview) {
     name: o.account.name,
     tier: o.account.tier,
     limits: o.limits,
-    gpu_seconds_used: o.quota.used,
+    gpu_seconds_used: toMilliseconds(o.quota.used),
     gpu_seconds_quota: o.quota.limit,
     quota_resets_at: new Date(o.quota.resetAt * 1000).toISOString(),
   };
+}
+
+/** GPU seconds are shown to the millisecond: sums of charges carry binary noise (0.9179999999999999). */
+export function toMilliseconds(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
 }

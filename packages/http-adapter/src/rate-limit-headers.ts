@@ -19,13 +19,10 @@ export function rateLimitHeaders(windows: readonly WindowState[], quota: GpuQuot
     headers['X-RateLimit-Hour-Reset'] = String(hour.resetAt);
   }
   if (quota) {
-    headers['X-GPU-Quota-Limit'] = String(quota.limit);
-    headers['X-GPU-Quota-Remaining'] = String(roundSeconds(quota.remaining));
+    // Whole seconds in headers; what is left is rounded down, so a client never counts on more than there is.
+    headers['X-GPU-Quota-Limit'] = String(Math.floor(quota.limit));
+    headers['X-GPU-Quota-Remaining'] = String(Math.max(0, Math.floor(quota.remaining + 1e-9)));
     headers['X-GPU-Quota-Reset'] = String(quota.resetAt);
   }
   return headers;
-}
-
-function roundSeconds(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }

@@ -4,11 +4,12 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
+import { ClientGoneError } from './client-gone.js';
 
 /**
  * @returns the bytes, or null once more than `maxBytes` arrived: reading stops there, and Node
  *   discards the rest after the response.
- * @throws Error when the client goes away before the body ends
+ * @throws ClientGoneError when the client goes away before the body ends
  */
 export function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
@@ -41,7 +42,7 @@ export function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Bu
     };
     const onClose = () => {
       stop();
-      reject(new Error('the client went away before the body ended'));
+      reject(new ClientGoneError());
     };
     req.on('data', onData);
     req.once('end', onEnd);

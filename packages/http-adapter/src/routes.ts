@@ -2,11 +2,12 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
-import { CoreError, isUuid, type ByteRange, type RunloadApi } from '@runload/core';
+import { CoreError, isUuid, type ByteRange, type Run, type RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { errorResponse } from './error-response.js';
-import { presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
+import { pollUrl, presentAccount, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
 import { readJsonBody } from './read-json-body.js';
+import { canonicalJson, fingerprint, idempotently } from './idempotency.js';
 
 /** A path parameter, decoded once; a malformed escape is kept as sent (it names nothing anyway). */
 function param(event: H3Event, name: string): string {
@@ -30,9 +31,13 @@ export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes:
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const body = await readJsonBody(ctx.event.req, maxJsonBytes, ctx.event.runtime?.node?.req as IncomingMessage | undefined);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
-    const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body });
-    const presented = presentCreatedRun(created.run);
-    return { status: 201, body: presented, headers: { Location: presented.poll_url }, windows: created.windows, quota: created.quota };
+    const endpoint = fromPath ? `POST /apps/${String(appVersionId).toLowerCase()}` : 'POST /runs';
+    // Idempotency-Key: the run and this response are written in one transaction (CONTRACT 8).
+    return idempotently(ctx, api, fingerprint(endpoint, canonicalJson(body)), async (hold) => {
+      const respond = (run: Run) => ({ status: 201, body: presentCreatedRun(run), headers: { Location: pollUrl(run.id) } });
+      const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body, ...(hold ? { idempotency: { hold, respond } } : {}) });
+      return { ...respond(created.run), windows: created.windows, quota: created.quota };
+    });
   };
 }
 
@@ -76,7 +81,7 @@ export function getAssetRoute(api: RunloadApi) {
   };
 }
 
-/** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; anything else means the whole file. */
+/** Parses `bytes=a-b`, `bytes=a-` and `bytes=-n`; anything else (or `b` before `a`) means the whole file. */
 function parseRange(header: string | null, size: number): ByteRange | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
   if (!match || (match[1] === '' && match[2] === '')) return null;
@@ -84,7 +89,9 @@ function parseRange(header: string | null, size: number): ByteRange | null {
     const suffix = Number(match[2]);
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
-  return { start: Number(match[1]), end: match[2] === '' ? Number.MAX_SAFE_INTEGER : Number(match[2]) };
+  const range = { start: Number(match[1]), end: match[2] === '' ? Number.MAX_SAFE_INTEGER : Number(match[2]) };
+  // RFC 9110 14.1.1: a last position before the first makes the range invalid, and an invalid Range is ignored.
+  return range.end < range.start ? null : range;
 }
 
 export function assetContentRoute(api: RunloadApi) {

@@ -2,6 +2,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler, type H3 } from 'h3';
+import { answerClientError, type ClientErrorLog } from './client-error-response.js';
+
+export interface HttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Where errors of the connection (Node's own 400/408/431, clients going away) are logged. */
+  readonly log?: ClientErrorLog;
+  /** How long a client may take to send its headers before a 408 (Node's default: 60 s). */
+  readonly headersTimeoutMs?: number;
+}
 
 export interface RunningHttpServer {
   readonly server: Server;
@@ -17,10 +27,14 @@ export function toNodeListener(app: H3): ReturnType<typeof toNodeHandler> {
 }
 
 /** Listens on `host:port` (port 0 picks a free one) and reports the address it bound. */
-export async function startHttpServer(app: H3, options: { host: string; port: number }): Promise<RunningHttpServer> {
-  const server = createServer(toNodeListener(app));
+export async function startHttpServer(app: H3, options: HttpServerOptions): Promise<RunningHttpServer> {
+  const headersTimeout = options.headersTimeoutMs ?? 60_000;
+  // Node checks its timeouts on this interval; a short headers timeout needs a shorter one.
+  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)) }, toNodeListener(app));
   server.keepAliveTimeout = 5000;
+  server.headersTimeout = headersTimeout;
   server.requestTimeout = 0; // long uploads are bounded by the size cap, not a clock
+  server.on('clientError', answerClientError(options.log ?? (() => undefined)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

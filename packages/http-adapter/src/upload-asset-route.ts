@@ -1,19 +1,25 @@
 /**
  * `POST /assets`: streams the one `file` part of a multipart body straight into the upload use
- * case (the blob store hashes it and enforces the size cap), through formidable on the Node
- * request. Nothing is buffered in memory and formidable writes no file of its own. A refusal
- * that comes before the body has ended is answered at once, with `Connection: close`, so the
- * rest of the body is never read.
+ * case (the blob store hashes it and enforces the size cap), through formidable. Both transports
+ * take this one path: the Node request as it is, a web body (`app.fetch`) as a Node stream.
+ * Nothing is buffered in memory and formidable writes no file of its own.
+ *
+ * Three things can end an upload: the parser (end of body, malformed body, too many files), the
+ * client going away, and the store (size cap, file type, storage failure). They often happen
+ * together, since one causes the others, so the answer is never whichever came first: the
+ * route gathers what each said and {@link decideUpload} picks the answer by a fixed precedence.
+ * A refusal of the store answers at once, with `Connection: close`, so the rest of the body is
+ * never read.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import formidable from 'formidable';
 import type { Asset, RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { uploadErrorResponse } from './error-response.js';
 import { presentAsset } from './presenters.js';
-import { uploadFromFormData } from './upload-from-form-data.js';
 import { NO_FILE, uploadFailed, type UploadOptions } from './upload-options.js';
 
 /** formidable's own error codes (formidable/src/FormidableError.js). */
@@ -21,30 +27,67 @@ const FORMIDABLE_TOTAL_FILE_SIZE = 1009;
 const FORMIDABLE_MAX_FILES = 1015;
 const FORMIDABLE_FILE_SIZE = 1016;
 
+type StoreOutcome = { asset: Asset } | { error: unknown };
+
+/** What the parser and the store each said; `store` is null when no `file` part began. */
+export interface UploadReport {
+  readonly parserError: unknown;
+  readonly store: StoreOutcome | null;
+}
+
+/**
+ * The one place that decides an upload's answer. A refusal of the store (size cap, file type)
+ * comes first, since a parser error is often only its echo; then the parser's own refusals;
+ * then a failure of the store; then success.
+ */
+export function decideUpload(report: UploadReport): RouteResult {
+  const { parserError, store } = report;
+  if (store && 'error' in store) {
+    const known = uploadErrorResponse(store.error);
+    if (known) return { status: known.status, failure: known, cause: store.error };
+  }
+  if (parserError) {
+    const code = (parserError as { code?: unknown }).code;
+    if (code === FORMIDABLE_TOTAL_FILE_SIZE || code === FORMIDABLE_FILE_SIZE) return { ...uploadFailed(413, 'File too large'), cause: parserError };
+    if (code === FORMIDABLE_MAX_FILES) return { ...uploadFailed(400, 'One file per request'), cause: parserError };
+    return { ...uploadFailed(400), cause: parserError };
+  }
+  if (!store) return NO_FILE;
+  if ('asset' in store) return { status: 201, body: presentAsset(store.asset) };
+  return { ...uploadFailed(500), cause: store.error };
+}
+
 export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, options: UploadOptions): Promise<RouteResult> {
   const contentType = ctx.event.req.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(contentType)) return uploadFailed(400);
-  const nodeReq = ctx.event.runtime?.node?.req as IncomingMessage | undefined;
-  if (!nodeReq) return uploadFromFormData(ctx, api, options);
-  const result = await streamUpload(ctx, api, options, nodeReq);
-  if (result.failure && !nodeReq.complete) return { ...result, headers: { ...result.headers, Connection: 'close' } };
+  const result = /^multipart\/form-data\s*;/i.test(contentType)
+    ? await streamUpload(ctx, api, options, contentType)
+    : { ...uploadFailed(400), cause: new Error(`the body is not multipart/form-data (content-type: ${contentType.slice(0, 100) || 'none'})`) };
+  // A refusal is the client's doing (info); a storage failure is logged with its stack by the pipeline.
+  if (result.failure && result.failure.status < 500) {
+    options.log('info', 'upload refused', {
+      requestId: ctx.requestId,
+      status: result.failure.status,
+      reason: describe(result.cause),
+    });
+  }
   return result;
 }
 
-type Outcome = { asset: Asset } | { error: unknown };
-
-async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadOptions, nodeReq: IncomingMessage): Promise<RouteResult> {
+async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadOptions, contentType: string): Promise<RouteResult> {
+  const nodeReq = ctx.event.runtime?.node?.req as IncomingMessage | undefined;
+  const source = nodeReq ?? webBodyAsNode(ctx.event.req, contentType);
   const bound = options.maxUploadBytes + options.multipartSlackBytes;
   let part = { name: '', filename: null as string | null };
   let fileParts = 0;
   let sink: PassThrough | null = null;
-  let stored: Promise<Outcome> | null = null;
+  let stored: Promise<StoreOutcome> | null = null;
   let storeFailed: (error: unknown) => void = () => undefined;
   const storeFailure = new Promise<unknown>((resolve) => (storeFailed = resolve));
 
   const form = formidable({
     uploadDir: options.uploadDir,
     maxFiles: 1,
+    // A backstop only: the store decides the cap, and both answer 413 the same way.
     maxFileSize: bound,
     maxTotalFileSize: bound,
     maxFields: 8,
@@ -73,45 +116,45 @@ async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadO
     part = { name, filename: file.originalFilename ?? null };
   });
 
-  const parsed = form.parse(nodeReq).then(
+  const parsed = form.parse(source as IncomingMessage).then(
     () => null,
     (error: unknown) => error ?? new Error('the multipart body could not be read'),
   );
-  const gone = new Promise<unknown>((resolve) => {
+  const parserDone = nodeReq ? Promise.race([parsed, clientGone(nodeReq)]) : parsed;
+  const first = await Promise.race([parserDone.then((error) => ({ parser: error })), storeFailure.then((error) => ({ store: error }))]);
+
+  let report: UploadReport;
+  if ('store' in first) {
+    // A refusal is answered now; any other failure may be the echo of the parser giving up.
+    const refusal = uploadErrorResponse(first.store) !== null;
+    report = { parserError: refusal ? null : await parserDone, store: { error: first.store } };
+  } else {
+    if (first.parser) (sink as PassThrough | null)?.destroy(new Error('the multipart body ended early'));
+    report = { parserError: first.parser, store: await (stored as Promise<StoreOutcome> | null) };
+  }
+  const result = decideUpload(report);
+  if (result.failure && report.store && 'asset' in report.store) await api.uploadAsset.remove(report.store.asset);
+  if (result.failure && nodeReq && !nodeReq.complete) return { ...result, headers: { ...result.headers, Connection: 'close' } };
+  return result;
+}
+
+function clientGone(nodeReq: IncomingMessage): Promise<Error> {
+  return new Promise((resolve) => {
     nodeReq.once('close', () => {
       if (!nodeReq.complete) resolve(new Error('the client went away before the body ended'));
     });
   });
-
-  const first = await Promise.race([
-    parsed.then((error) => ({ parseError: error })),
-    gone.then((error) => ({ parseError: error })),
-    storeFailure.then((error) => ({ storeError: error })),
-  ]);
-  if ('storeError' in first) {
-    const known = uploadErrorResponse(first.storeError);
-    if (known) return { status: known.status, failure: known };
-    // The store may have failed only because the parser gave up: let the parser's reason win.
-    const parseError = await Promise.race([parsed, gone]);
-    if (parseError) return refusedByParser(parseError);
-    return { ...uploadFailed(500), cause: first.storeError };
-  }
-  if (first.parseError) {
-    (sink as PassThrough | null)?.destroy(new Error('the multipart body ended early'));
-    const outcome = await (stored as Promise<Outcome> | null);
-    if (outcome && 'asset' in outcome) await api.uploadAsset.remove(outcome.asset);
-    return refusedByParser(first.parseError);
-  }
-  if (!stored) return NO_FILE;
-  const outcome = await (stored as Promise<Outcome>);
-  if ('asset' in outcome) return { status: 201, body: presentAsset(outcome.asset) };
-  const known = uploadErrorResponse(outcome.error);
-  return known ? { status: known.status, failure: known } : { ...uploadFailed(500), cause: outcome.error };
 }
 
-function refusedByParser(error: unknown): RouteResult {
-  const code = (error as { code?: unknown }).code;
-  if (code === FORMIDABLE_MAX_FILES) return uploadFailed(400, 'One file per request');
-  if (code === FORMIDABLE_TOTAL_FILE_SIZE || code === FORMIDABLE_FILE_SIZE) return uploadFailed(413, 'File too large');
-  return uploadFailed(400);
+/** A web request body as the Node stream formidable reads, with the headers it looks at. */
+function webBodyAsNode(req: Request, contentType: string): Readable {
+  const stream = req.body ? Readable.fromWeb(req.body as unknown as NodeWebReadableStream<Uint8Array>) : Readable.from([]);
+  const length = req.headers.get('content-length');
+  // formidable reads a body without a length as empty unless it is said to be chunked.
+  return Object.assign(stream, { headers: { 'content-type': contentType, ...(length ? { 'content-length': length } : { 'transfer-encoding': 'chunked' }) } });
+}
+
+function describe(cause: unknown): string {
+  if (cause instanceof Error) return `${cause.message}${(cause as { code?: unknown }).code !== undefined ? ` (${String((cause as { code?: unknown }).code)})` : ''}`;
+  return cause === undefined ? 'no file part' : String(cause);
 }

@@ -1,4 +1,4 @@
-/** What both upload paths share: their options and the results they answer with. */
+/** What the upload route is given, and the results it answers with. */
 import type { RouteResult } from './api-route.js';
 import { upload } from './error-response.js';
 
@@ -8,6 +8,8 @@ export interface UploadOptions {
   readonly uploadDir: string;
   /** Room for multipart boundaries and part headers on top of the file itself. */
   readonly multipartSlackBytes: number;
+  /** Where the reason of a refused upload goes (the client sees only the documented form). */
+  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
 }
 
 /** The default room for boundaries and part headers: small next to any sensible cap. */

@@ -158,8 +158,8 @@ for (const transport of TRANSPORTS) {
       expect(await outside.json()).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'No route for GET /elsewhere' } });
       const wrong = await h.request('/api/v1/account', { method: 'DELETE', headers: u.auth });
       expect(wrong.status).to.equal(405);
-      expect(wrong.headers.get('allow')).to.equal('GET');
-      expect(await wrong.json()).to.deep.equal({ error: { code: 'METHOD_NOT_ALLOWED', message: 'DELETE is not allowed on /api/v1/account; use GET' } });
+      expect(wrong.headers.get('allow')).to.equal('GET, HEAD');
+      expect(await wrong.json()).to.deep.equal({ error: { code: 'METHOD_NOT_ALLOWED', message: 'DELETE is not allowed on /api/v1/account; use GET, HEAD' } });
     });
 
     it('503 SERVICE_UNAVAILABLE with Retry-After when no backend is reachable', async () => {

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRunloadApi, mergeLimits, type Executor, type Tier } from '@runload/core';
+import { createRunloadApi, mergeLimits, type Executor, type Logger, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
 import { createHttpApp, startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
 
@@ -46,6 +46,7 @@ export async function makeHarness(
     executor?: Executor;
     trustedProxies?: string[];
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+    log?: Logger;
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -70,7 +71,7 @@ export async function makeHarness(
     uploadDir,
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
-    log: () => undefined,
+    log: options.log ?? (() => undefined),
   });
   let server: RunningHttpServer | null = null;
   if (transport === 'node') server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });

@@ -130,6 +130,18 @@ for (const transport of TRANSPORTS) {
       expect(broken.status).to.equal(503);
       expect(await broken.json()).to.deep.equal({ status: 'unavailable' });
     });
+
+    it('answers /healthz 200 with status degraded while no backend is reachable (reads still work)', async () => {
+      await h.close();
+      const backends = { available: false, backends: [{ id: 'http://gpu:8188', url: 'http://gpu:8188', healthy: false }] };
+      h = await makeHarness(transport, { health: async () => ({ ok: true, database: { ok: true }, backends }) });
+      const res = await h.request('/healthz');
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ status: 'degraded', database: { ok: true }, backends });
+      await h.close();
+      h = await makeHarness(transport, { health: async () => ({ ok: true, database: { ok: true }, backends: { ...backends, available: true } }) });
+      expect(((await (await h.request('/healthz')).json()) as { status: string }).status).to.equal('ok');
+    });
   });
 }
 

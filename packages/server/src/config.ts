@@ -25,6 +25,10 @@ export interface RunloadConfig {
   readonly leaseSeconds: number;
   /** This instance's name for leases; null picks one (stable for SQLite, random for PostgreSQL). */
   readonly instanceId: string | null;
+  /** Integrations: `RUNLOAD_WEBHOOK_ALLOW_PRIVATE=true` lets webhooks target private, loopback and link-local addresses. */
+  readonly webhookAllowPrivate: boolean;
+  /** Integrations: the delays before each webhook retry; null keeps the documented schedule (tests shorten it). */
+  readonly webhookRetryDelaysMs: readonly number[] | null;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +67,13 @@ function readLimits(file: string | undefined, cwd: string): LimitsConfig {
   }
 }
 
+function retryDelays(raw: string | undefined): number[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const delays = list(raw).map(Number);
+  if (delays.some((d) => !Number.isInteger(d) || d < 0)) throw new ConfigError(`RUNLOAD_WEBHOOK_RETRY_DELAYS_MS must be comma-separated milliseconds, got "${raw}"`);
+  return delays;
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): RunloadConfig {
   const databaseUrl = env['RUNLOAD_DATABASE_URL']?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -87,5 +98,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,
+    webhookAllowPrivate: env['RUNLOAD_WEBHOOK_ALLOW_PRIVATE']?.trim() === 'true',
+    webhookRetryDelaysMs: retryDelays(env['RUNLOAD_WEBHOOK_RETRY_DELAYS_MS']),
   };
 }

@@ -38,9 +38,12 @@ import { gpuModule } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
+import type { Database } from '@runload/storage-adapter';
 import { DATABASE, localBlobStoreModule, storageModule } from '@runload/storage-adapter/module';
+import { integrationPorts, type IntegrationPorts } from './integrations.js';
 import type { RunloadConfig } from './config.js';
 import { dispatcherModule } from './dispatcher-module.js';
+import { integrationsModule } from './integrations-module.js';
 import { createLogger } from './log.js';
 import { createMetrics, type RunloadMetrics } from './metrics.js';
 import { runtimeModule } from './runtime-module.js';
@@ -53,6 +56,8 @@ export interface ContainerOptions {
   readonly clock?: Clock;
   /** Tests and embedders may bring their own executor instead of the ComfyUI pool. */
   readonly executor?: Executor;
+  /** Integrations: whether webhooks may target private addresses (tests on loopback). */
+  readonly webhookAllowPrivate?: boolean;
 }
 
 /** Each port by its name in `RunloadPorts`. */
@@ -71,7 +76,10 @@ const PORT_TOKENS = {
   workSignal: WORK_SIGNAL,
   clock: CLOCK,
   ids: ID_GENERATOR,
-} as const satisfies Record<keyof RunloadPorts, symbol>;
+} as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
+
+/** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */
+export const INTEGRATION_PORTS = Symbol.for('runload.server.IntegrationPorts');
 
 /** What every configuration shares: configuration, clock, ids, logs, metrics, and the API on the ports. */
 function coreModule(config: RunloadConfig, options: ContainerOptions, metrics: RunloadMetrics): ContainerModule {
@@ -84,9 +92,15 @@ function coreModule(config: RunloadConfig, options: ContainerOptions, metrics: R
     bind(MEDIA_TYPE_DETECTOR).toConstantValue(new FileTypeMediaDetector());
     bind(HTTP_METRICS).toConstantValue(metrics);
     onActivation<RunRepository>(RUN_REPOSITORY, (_context, runs) => metrics.instrumentRuns(runs));
-    const names = Object.keys(PORT_TOKENS) as (keyof RunloadPorts)[];
+    bind<IntegrationPorts>(INTEGRATION_PORTS)
+      .toResolvedValue((db: Database) => integrationPorts(db, { allowPrivate: options.webhookAllowPrivate ?? config.webhookAllowPrivate }), [DATABASE])
+      .inSingletonScope();
+    const names = Object.keys(PORT_TOKENS) as (keyof typeof PORT_TOKENS)[];
     bind<RunloadPorts>(PORTS)
-      .toResolvedValue((...ports: unknown[]) => Object.fromEntries(names.map((name, i) => [name, ports[i]])) as unknown as RunloadPorts, names.map((n) => PORT_TOKENS[n]))
+      .toResolvedValue(
+        (integrations: IntegrationPorts, ...ports: unknown[]) => ({ ...Object.fromEntries(names.map((name, i) => [name, ports[i]])), ...integrations }) as unknown as RunloadPorts,
+        [INTEGRATION_PORTS, ...names.map((n) => PORT_TOKENS[n])],
+      )
       .inSingletonScope();
     bind(RUNLOAD_API).toResolvedValue((ports: RunloadPorts) => createRunloadApi(ports, config.limits), [PORTS]).inSingletonScope();
   });
@@ -127,6 +141,6 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
     }),
     runtimeModule(container),
   );
-  if (options.dispatch) container.load(dispatcherModule());
+  if (options.dispatch) container.load(dispatcherModule(), integrationsModule());
   return container;
 }

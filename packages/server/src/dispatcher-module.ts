@@ -10,7 +10,7 @@ import type { RunloadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { CONFIG, DISPATCHER, PORTS } from './tokens.js';
 
-function ownerName(config: RunloadConfig): string {
+export function ownerName(config: RunloadConfig): string {
   if (config.instanceId) return config.instanceId;
   // One SQLite file serves one instance: a stable name lets a restarted server reclaim its runs at once.
   return config.databaseUrl ? `instance-${randomUUID()}` : `local:${config.dataDir}`;

@@ -11,7 +11,7 @@ import type { Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer, type ContainerOptions } from './container.js';
 import { shutdown } from './shutdown.js';
-import { DISPATCHER, RUNTIME } from './tokens.js';
+import { DISPATCHER, INTEGRATIONS, RUNTIME } from './tokens.js';
 
 export type RuntimeOptions = ContainerOptions;
 
@@ -40,7 +40,10 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   const container = buildContainer(config, options);
   try {
     const runtime = await container.getAsync<Runtime>(RUNTIME);
-    if (options.dispatch) await container.getAsync(DISPATCHER);
+    if (options.dispatch) {
+      await container.getAsync(DISPATCHER);
+      await container.getAsync(INTEGRATIONS);
+    }
     return runtime;
   } catch (error) {
     await shutdown(container).catch(() => undefined);

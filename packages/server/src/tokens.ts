@@ -4,3 +4,5 @@ export const CONFIG = Symbol.for('runload.server.Config');
 export const PORTS = Symbol.for('runload.server.Ports');
 export const DISPATCHER = Symbol.for('runload.server.Dispatcher');
 export const RUNTIME = Symbol.for('runload.server.Runtime');
+/** The webhook worker and the purges (a serving instance only). */
+export const INTEGRATIONS = Symbol.for('runload.server.Integrations');

@@ -27,7 +27,8 @@ describe('pnpm start', function () {
         });
       });
       const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string; database: { ok: boolean }; limiter: { mode: string } };
-      expect(health.status).to.equal('ok');
+      // No ComfyUI is reachable in the quick start: reads are served, so 200, but degraded.
+      expect(health.status).to.equal('degraded');
       expect(health.database.ok).to.equal(true);
       expect(health.limiter.mode).to.equal('in-process');
     } finally {

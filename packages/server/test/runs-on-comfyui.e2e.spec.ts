@@ -38,7 +38,8 @@ describe('runs on ComfyUI, end to end', function () {
     let api: ApiClient;
     before(async () => {
       fake = await startFakeComfyUI({ executionMs: 200 });
-      w = await world([fake], { max_run_seconds: 2 });
+      // The tests poll back to back with one key: the general limit is raised so they never meet it.
+      w = await world([fake], { max_run_seconds: 2, general_per_minute: 100_000 });
       api = w.api;
     });
     after(async () => {
@@ -71,6 +72,30 @@ describe('runs on ComfyUI, end to end', function () {
       expect(fake.executedCount(prompt?.prompt_id ?? '')).to.equal(1);
     });
 
+    it('shows progress moving through an image job without a sampler, and completes it when the run succeeds', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.setExecutionMs(1200);
+      const runId = await start({ '1:image': image, '2:blur_radius': 5 });
+      const seen: number[] = [];
+      const deadline = Date.now() + 20_000;
+      let run: Record<string, unknown> = {};
+      while (Date.now() < deadline) {
+        run = (await api.json<Record<string, unknown>>('GET', `/api/v1/runs/${runId}`)).body;
+        const progress = run['progress'] as { value: number; max: number } | null;
+        if (run['status'] === 'running' && progress) {
+          expect(progress.max, 'the four nodes of the app').to.equal(4);
+          if (seen.at(-1) !== progress.value) seen.push(progress.value);
+        }
+        if (run['status'] !== 'queued' && run['status'] !== 'running') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      fake.setExecutionMs(200);
+      expect(run['status']).to.equal('succeeded');
+      expect(seen.length, `progress values seen while running: ${JSON.stringify(seen)}`).to.be.at.least(2);
+      expect(seen, 'never backwards').to.deep.equal([...seen].sort((a, b) => a - b));
+      expect(run['progress']).to.deep.equal({ value: 4, max: 4, node_id: null });
+    });
+
     it('fails a run with EXECUTION_ERROR naming the node that raised', async () => {
       const image = await api.upload(INPUT_PNG, 'input.png');
       fake.failNextWith({ nodeId: '2', exceptionType: 'RuntimeError', message: 'kernel exploded' });
@@ -91,6 +116,22 @@ describe('runs on ComfyUI, end to end', function () {
       expect((await api.json('POST', `/api/v1/runs/${running}/cancel`)).body['status']).to.equal('canceling');
       expect((await api.waitFor(running, ['canceled', 'succeeded', 'failed']))['status']).to.equal('canceled');
       fake.setExecutionMs(200);
+    });
+
+    it('charges a run whose backend executed it but whose outputs cannot be read, and fails it OUTPUTS_UNREADABLE', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      const before = (await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account')).body.gpu_seconds_used;
+      // A 20,000-character file name makes the backend's /view URL too long for it to answer (431).
+      const runId = await start({ '1:image': image, '4:filename_prefix': 'p'.repeat(20_000) });
+      const run = await api.waitFor(runId, ['succeeded', 'failed'], 30_000);
+      expect(run['status']).to.equal('failed');
+      const error = run['error'] as { code: string; message: string };
+      expect(error.code).to.equal('OUTPUTS_UNREADABLE');
+      expect(error.message.length, 'the message does not carry the whole input').to.be.below(1000);
+      const metrics = run['metrics'] as { gpu_seconds: number };
+      expect(metrics.gpu_seconds).to.be.greaterThan(0.1);
+      const after = (await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account')).body.gpu_seconds_used;
+      expect(after - before).to.be.closeTo(metrics.gpu_seconds, 0.002);
     });
 
     it('fails a run past its time limit with RUN_TIMEOUT', async () => {

@@ -10,3 +10,7 @@ export { KnexRunRepository } from './knex-run-repository.js';
 export { KnexGpuLedger } from './knex-gpu-ledger.js';
 export { LocalBlobStore } from './local-blob-store.js';
 export type { Knex as Database } from 'knex';
+export { KnexIdempotencyStore } from './knex-idempotency-store.js';
+export { KnexWebhookOutbox } from './knex-webhook-outbox.js';
+export { KnexWebhookSecrets } from './knex-webhook-secrets.js';
+export { KnexStreamSlots } from './knex-stream-slots.js';

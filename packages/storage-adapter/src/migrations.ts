@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { GPU_USAGE_MONTHLY_MIGRATION } from './migration-gpu-usage-monthly.js';
 import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
+import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
 
 interface Migration {
   readonly name: string;
@@ -99,6 +100,7 @@ const MIGRATIONS: readonly Migration[] = [
   },
   RUNS_IN_FLIGHT_MIGRATION,
   GPU_USAGE_MONTHLY_MIGRATION,
+  INTEGRATIONS_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {
@@ -125,4 +127,14 @@ export async function migrate(db: Knex): Promise<void> {
 /** Undoes the latest migration (upgrade tests start from the schema before it). */
 export async function undoLatestMigration(db: Knex): Promise<void> {
   await db.migrate.down(CONFIG);
+}
+
+/** Undoes the latest migrations until `name` is the latest applied (upgrade tests start from there). */
+export async function undoMigrationsAfter(db: Knex, name: string): Promise<void> {
+  for (;;) {
+    const [completed] = (await db.migrate.list(CONFIG)) as [{ name: string }[], unknown];
+    const latest = completed[completed.length - 1]?.name;
+    if (latest === undefined || latest === name) return;
+    await db.migrate.down(CONFIG);
+  }
 }

@@ -1,5 +1,5 @@
 /** Mapping between the `runs` table and the Run type. */
-import type { Run, RunError, RunInputs, RunMetrics, RunOutput, RunPatch, RunProgress, RunStatus, Workflow } from '@runload/core';
+import type { Run, RunError, RunInputs, RunMetrics, RunOutput, RunPatch, RunProgress, RunStatus, RunWebhook, WebhookEventType, Workflow } from '@runload/core';
 import { json, jsonOrNull, msOrNull, toDate, toDateOrNull } from './columns.js';
 
 export function toRun(row: Record<string, unknown>): Run {
@@ -21,7 +21,16 @@ export function toRun(row: Record<string, unknown>): Run {
     leaseOwner: (row['lease_owner'] as string | null) ?? null,
     leaseExpiresAt: toDateOrNull(row['lease_expires_at']),
     cancelRequested: row['cancel_requested'] === true || row['cancel_requested'] === 1,
+    webhook: toWebhook(row),
   };
+}
+
+// Integrations: `webhook_events` is stored as `,run.succeeded,run.failed,` so the outbox triggers can match one with a LIKE.
+function toWebhook(row: Record<string, unknown>): RunWebhook | null {
+  const url = row['webhook_url'];
+  if (typeof url !== 'string') return null;
+  const events = String(row['webhook_events'] ?? '').split(',').filter(Boolean) as WebhookEventType[];
+  return { url, events };
 }
 
 export function fromRun(run: Run): Record<string, unknown> {
@@ -32,6 +41,7 @@ export function fromRun(run: Run): Record<string, unknown> {
     inputs: JSON.stringify(run.inputs),
     workflow: JSON.stringify(run.workflow),
     created_at: run.createdAt.getTime(),
+    ...(run.webhook ? { webhook_url: run.webhook.url, webhook_events: `,${run.webhook.events.join(',')},` } : {}),
     ...fromPatch(run),
   };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexGpuLedger, KnexRunRepository, migrate, openDatabase } from '@runload/storage-adapter';
-import { undoLatestMigration } from '../src/migrations.js';
+import { undoMigrationsAfter } from '../src/migrations.js';
 import { fromRun as fromRunRow } from '../src/run-row.js';
 import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
 
@@ -78,8 +78,7 @@ describe('SQLite database file', () => {
     const { accountId, appVersionId } = await seed(t.db);
     const runs = new KnexRunRepository(t.db);
     await runs.create({ ...aRun(accountId, appVersionId, 0), status: 'succeeded', finishedAt: new Date(T + 1), metrics: { queueMs: 1, runMs: 1, gpuSeconds: 2 } });
-    await undoLatestMigration(t.db); // 004
-    await undoLatestMigration(t.db); // 003
+    await undoMigrationsAfter(t.db, '002_runs_by_account_status');
     for (const ms of [1, 2, 3]) await t.db('runs').insert({ ...fromRunRow(aRun(accountId, appVersionId, ms)) });
     await migrate(t.db);
     expect(await runs.estimateInFlightGpuSeconds(accountId)).to.equal(6);
@@ -88,7 +87,7 @@ describe('SQLite database file', () => {
   it('upgrading a database with GPU charges totals them per calendar month (migration 004)', async () => {
     const { accountId } = await seed(t.db);
     const march = Date.UTC(2026, 2, 1);
-    await undoLatestMigration(t.db);
+    await undoMigrationsAfter(t.db, '003_runs_in_flight');
     const charges = [[march - 1, 1], [march, 2], [march + 86_400_000, 4.5]] as const;
     for (const [at, seconds] of charges) await t.db('gpu_charges').insert({ run_id: randomUUID(), account_id: accountId, seconds, charged_at: at });
     await migrate(t.db);
@@ -98,6 +97,37 @@ describe('SQLite database file', () => {
     expect(await ledger.usedSeconds(accountId, new Date(march), new Date(Date.UTC(2026, 3, 1)))).to.equal(7.5);
     expect(await ledger.usedSeconds(accountId, new Date(Date.UTC(2026, 1, 1)), new Date(march))).to.equal(1);
   });
+});
+
+describe('upgrading to migration 006 (integrations)', function () {
+  for (const [name, open] of [['SQLite', sqliteDatabase], ['PostgreSQL', async () => postgresDatabase(pgUrl() as string)]] as const) {
+    it(`keeps the runs of an older database and reports webhooks of new runs only (${name})`, async function () {
+      if (name === 'PostgreSQL' && !pgUrl()) this.skip();
+      const t = await open();
+      try {
+        const { accountId, appVersionId } = await seed(t.db);
+        await undoMigrationsAfter(t.db, '004_gpu_usage_monthly');
+        const old = aRun(accountId, appVersionId, 1);
+        const { webhook_url: _url, webhook_events: _events, ...row } = fromRunRow(old) as Record<string, unknown>;
+        await t.db('runs').insert(row);
+        await migrate(t.db);
+        const runs = new KnexRunRepository(t.db);
+        expect((await runs.get(old.id))?.webhook).to.equal(null);
+        await runs.update(old.id, { status: 'succeeded', startedAt: new Date(T + 2), finishedAt: new Date(T + 3) });
+        const hooked = { ...aRun(accountId, appVersionId, 4), webhook: { url: 'https://hooks.example.com/x', events: ['run.succeeded' as const] } };
+        await runs.create(hooked);
+        await runs.update(hooked.id, { status: 'succeeded', startedAt: new Date(T + 5), finishedAt: new Date(T + 6) });
+        const events = await t.db('webhook_outbox').select('run_id', 'event_type');
+        expect(events).to.deep.equal([{ run_id: hooked.id, event_type: 'run.succeeded' }]);
+        // The triggers of migration 003 survived: the in-flight counter still follows new runs.
+        await runs.create(aRun(accountId, appVersionId, 7));
+        const counted = await t.db('runs_in_flight').where({ account_id: accountId }).sum<{ n: number | string }[]>({ n: 'n' });
+        expect(Number(counted[0]?.n)).to.equal(1);
+      } finally {
+        await t.close();
+      }
+    });
+  }
 });
 
 describe('PostgreSQL schema per test database', function () {

@@ -6,7 +6,10 @@ import {
   describeAppVersionRepositoryContract,
   describeAssetRepositoryContract,
   describeGpuLedgerContract,
+  describeIdempotencyStoreContract,
+  describeStreamSlotsContract,
   describeRunRepositoryContract,
+  describeWebhookOutboxContract,
   STORAGE_CONTRACT_PARENTS,
 } from '@runload/core/testing';
 import {
@@ -15,7 +18,10 @@ import {
   KnexAppVersionRepository,
   KnexAssetRepository,
   KnexGpuLedger,
+  KnexIdempotencyStore,
+  KnexStreamSlots,
   KnexRunRepository,
+  KnexWebhookOutbox,
 } from '@runload/storage-adapter';
 import { TEST_DATABASES, useDatabase } from './databases.js';
 
@@ -23,6 +29,7 @@ const T = Date.UTC(2026, 0, 1);
 
 /** Empties every table and creates the rows the contracts point at. */
 async function reset(db: Knex): Promise<Knex> {
+  for (const table of ['idempotency_keys', 'webhook_outbox', 'webhook_secrets', 'event_stream_slots']) await db(table).delete();
   for (const table of ['gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
   for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
     await db('accounts').insert({ id, name: 'parent', tier: 'starter', status: 'active', created_at: T });
@@ -44,5 +51,14 @@ for (const [name, open] of TEST_DATABASES) {
     describeAssetRepositoryContract(name, async () => ({ subject: new KnexAssetRepository(await fresh()) }));
     describeRunRepositoryContract(name, async () => ({ subject: new KnexRunRepository(await fresh()) }));
     describeGpuLedgerContract(name, async () => ({ subject: new KnexGpuLedger(await fresh()) }));
+    describeIdempotencyStoreContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexIdempotencyStore(db), runs: new KnexRunRepository(db) };
+    });
+    describeStreamSlotsContract(name, async () => ({ subject: new KnexStreamSlots(await fresh()) }));
+    describeWebhookOutboxContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };
+    });
   });
 }

@@ -46,6 +46,12 @@ export type CoreErrorCode =
   | 'INVALID_TRANSITION'
   /** A storage backend (database, blob store) failed or is unreachable. */
   | 'STORAGE_UNAVAILABLE'
+  /** A run's `webhook` or `webhook_events` cannot be used (answered as 422 INVALID_REQUEST). */
+  | 'INVALID_WEBHOOK'
+  /** An idempotency key already used with a different request. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** An idempotency key whose first request is still being processed. */
+  | 'IDEMPOTENCY_KEY_IN_USE'
   /** Anything else: a bug. */
   | 'INTERNAL_ERROR';
 

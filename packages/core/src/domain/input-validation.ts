@@ -7,6 +7,15 @@ import { isMediaInputType, type InputSpec } from './app-version.js';
 import type { ErrorDetail } from './errors.js';
 import type { RunInputs } from './run.js';
 
+/** CONTRACT 3: the longest STRING input, in characters (UTF-16 code units, as JSON strings count them). */
+export const MAX_STRING_CHARS = 65_536;
+
+/** At most this many problems are listed in `details`; the message says how many there were. */
+export const MAX_PROBLEMS_LISTED = 100;
+
+/** Longer keys are cut in `details`, so a hostile body cannot make the error as big as itself. */
+const MAX_KEY_CHARS_LISTED = 200;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: unknown): value is string {
@@ -20,7 +29,8 @@ function describe(value: unknown): string {
 }
 
 function checkNumber(spec: InputSpec, value: unknown): string | null {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${describe(value)}`;
+  if (typeof value !== 'number') return `expected a number, got ${describe(value)}`;
+  if (!Number.isFinite(value)) return 'expected a finite number (this one is too large to represent)';
   if (spec.type === 'INT' && !Number.isSafeInteger(value)) return 'expected a whole number within ±2^53';
   if (spec.min !== undefined && value < spec.min) return `must be at least ${spec.min}`;
   if (spec.max !== undefined && value > spec.max) return `must be at most ${spec.max}`;
@@ -31,7 +41,8 @@ function checkNumber(spec: InputSpec, value: unknown): string | null {
 export function checkValue(spec: InputSpec, value: unknown): string | null {
   switch (spec.type) {
     case 'STRING':
-      return typeof value === 'string' ? null : `expected a string, got ${describe(value)}`;
+      if (typeof value !== 'string') return `expected a string, got ${describe(value)}`;
+      return value.length > MAX_STRING_CHARS ? `at most ${MAX_STRING_CHARS} characters, got ${value.length}` : null;
     case 'INT':
     case 'FLOAT':
       return checkNumber(spec, value);
@@ -64,12 +75,25 @@ export function checkInputs(specs: readonly InputSpec[], inputs: Record<string, 
   for (const [key, value] of Object.entries(inputs)) {
     const spec = byKey.get(key);
     if (!spec) {
-      problems.push({ key, reason: key.includes(':') ? 'unknown input for this app version' : 'keys have the form <nodeId>:<widgetName>' });
+      problems.push({ key: listedKey(key), reason: key.includes(':') ? 'unknown input for this app version' : 'keys have the form <nodeId>:<widgetName>' });
       continue;
     }
     const reason = checkValue(spec, value);
     if (reason) problems.push({ key, reason });
-    else values[key] = value as string | number | boolean;
+    // Asset ids are stored in lower case; one sent in upper case names the same asset.
+    else values[key] = isMediaInputType(spec.type) ? (value as string).toLowerCase() : (value as string | number | boolean);
   }
   return { values, problems };
+}
+
+function listedKey(key: string): string {
+  return key.length > MAX_KEY_CHARS_LISTED ? `${key.slice(0, MAX_KEY_CHARS_LISTED)}…` : key;
+}
+
+/** The INVALID_INPUT message and the problems it lists: at most {@link MAX_PROBLEMS_LISTED}. */
+export function describeProblems(problems: readonly ErrorDetail[], appVersionId: string): { message: string; details: ErrorDetail[] } {
+  const listed = problems.slice(0, MAX_PROBLEMS_LISTED);
+  const more = problems.length - listed.length;
+  const suffix = more > 0 ? `; details lists the first ${listed.length}, ${more} more not shown` : '';
+  return { message: `${problems.length} input(s) do not fit app version ${appVersionId}${suffix}`, details: listed };
 }

@@ -1,8 +1,11 @@
 import { CoreError } from './errors.js';
+import { parseRunWebhook, type RunWebhook } from './webhook.js';
 
 export interface RunRequest {
   readonly appVersionId: string | null;
   readonly inputs: Record<string, unknown>;
+  /** Where to report the run's events (CONTRACT 9), or null. */
+  readonly webhook: RunWebhook | null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -19,10 +22,11 @@ export function parseRunRequest(body: unknown, needsAppVersionId: boolean): RunR
   const inputs = body['inputs'];
   if (inputs === undefined) throw new CoreError('INVALID_REQUEST', 'The request body needs an "inputs" object');
   if (!isPlainObject(inputs)) throw new CoreError('INVALID_REQUEST', '"inputs" must be an object keyed <nodeId>:<widgetName>');
-  if (!needsAppVersionId) return { appVersionId: null, inputs };
+  const webhook = parseRunWebhook(body['webhook'], body['webhook_events']);
+  if (!needsAppVersionId) return { appVersionId: null, inputs, webhook };
   const id = body['app_version_id'];
   if (typeof id !== 'string' || id.length === 0) {
     throw new CoreError('INVALID_REQUEST', 'The request body needs "app_version_id" as a string');
   }
-  return { appVersionId: id, inputs };
+  return { appVersionId: id, inputs, webhook };
 }

@@ -8,6 +8,7 @@
  */
 import type { Workflow } from './app-version.js';
 import { CoreError } from './errors.js';
+import type { RunWebhook } from './webhook.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'canceling', 'succeeded', 'failed', 'canceled', 'expired'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -38,7 +39,11 @@ export function assertTransition(from: RunStatus, to: RunStatus): void {
   }
 }
 
-export type RunErrorCode = 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'RUN_TIMEOUT' | 'BACKEND_LOST';
+/**
+ * Why a run failed. `OUTPUTS_UNREADABLE`: the backend executed the run (and it is charged for
+ * that time) but its output files could not be read back from it.
+ */
+export type RunErrorCode = 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'RUN_TIMEOUT' | 'BACKEND_LOST' | 'OUTPUTS_UNREADABLE';
 
 export interface RunError {
   readonly code: RunErrorCode;
@@ -94,13 +99,16 @@ export interface Run {
   readonly leaseExpiresAt: Date | null;
   /** Set when a cancel was asked for; the dispatcher acts on it. */
   readonly cancelRequested: boolean;
+  /** Where the run's events are POSTed (CONTRACT 9); absent or null for none. Never changes. */
+  readonly webhook?: RunWebhook | null;
 }
 
 export const EMPTY_METRICS: RunMetrics = { queueMs: null, runMs: null, gpuSeconds: null };
 
 /** A new run, as it is when created: queued, nothing known yet. */
-export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'workflow'>): Run {
+export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'workflow' | 'webhook'>): Run {
   return {
+    webhook: null,
     ...fields,
     status: 'queued',
     startedAt: null,

@@ -106,7 +106,9 @@ export interface Executor {
   /**
    * Uploads the media, applies the inputs (never changing `job.workflow`) and queues the prompt on
    * `backendId` under the run's id. A refusal of the prompt (validation) is `{ accepted: false }`
-   * with VALIDATION_ERROR and the backend's node errors in `details`.
+   * with VALIDATION_ERROR and the backend's node errors in `details`; so is a prompt the backend
+   * accepted while dropping some of its nodes for failing validation (what it queued is removed
+   * again before the refusal is reported).
    * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached and did not queue the
    *   prompt (the run never started: it may be dispatched again)
    * @throws CoreError INVALID_TRANSITION ({@link CLAIM_LOST}) when `stillClaimed` said no

@@ -21,6 +21,12 @@ import { InMemoryRateLimiter } from '../in-process/in-memory-rate-limiter.js';
 import { InMemoryRunRepository } from './in-memory-run-repository.js';
 import { InMemoryWorkSignal } from '../in-process/in-memory-work-signal.js';
 import { MagicBytesDetector } from './magic-bytes-detector.js';
+import { InMemoryIdempotencyStore } from './in-memory-idempotency-store.js';
+import { InMemoryWebhookOutbox } from './in-memory-webhook-outbox.js';
+import { InMemoryWebhookSecrets } from './in-memory-webhook-secrets.js';
+import { InMemoryWebhookTransport } from './in-memory-webhook-transport.js';
+import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
+import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
 
 export interface InMemoryPortsOptions {
@@ -28,6 +34,7 @@ export interface InMemoryPortsOptions {
   readonly ids?: IdGenerator;
   readonly executor?: Executor;
   readonly nodeCatalog?: NodeCatalog;
+  readonly webhookTransport?: WebhookTransport;
 }
 
 /** Ports whose concrete in-memory types stay visible, so tests can reach into them. */
@@ -38,16 +45,18 @@ export type InMemoryPorts = RunloadPorts & {
   readonly blobs: InMemoryBlobStore;
   readonly gpuLedger: InMemoryGpuLedger;
   readonly limiter: InMemoryRateLimiter;
+  readonly webhookOutbox: InMemoryWebhookOutbox;
 };
 
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
+  const runs = new InMemoryRunRepository();
   return {
     accounts: new InMemoryAccountRepository(),
     apiKeys: new InMemoryApiKeyRepository(),
     appVersions: new InMemoryAppVersionRepository(),
     assets: new InMemoryAssetRepository(),
-    runs: new InMemoryRunRepository(),
+    runs,
     blobs: new InMemoryBlobStore(),
     mediaTypes: new MagicBytesDetector(),
     limiter: new InMemoryRateLimiter(clock),
@@ -57,5 +66,10 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     workSignal: new InMemoryWorkSignal(),
     clock,
     ids: options.ids ?? new RandomIds(),
+    idempotency: new InMemoryIdempotencyStore(runs),
+    webhookOutbox: new InMemoryWebhookOutbox(runs),
+    webhookSecrets: new InMemoryWebhookSecrets(),
+    webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
+    streamSlots: new InMemoryStreamSlots(),
   };
 }

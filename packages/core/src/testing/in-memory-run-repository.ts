@@ -15,6 +15,13 @@ const ESTIMATE_WINDOW = 20;
 
 export class InMemoryRunRepository implements RunRepository {
   private readonly rows = new Map<string, Run>();
+  // Integrations: the in-memory outbox records events in the same step as the change (as the SQL triggers do).
+  private readonly changeListeners = new Set<(before: Run, after: Run) => void>();
+
+  /** Calls `listener` synchronously inside every update that changes a run's status. */
+  onStatusChange(listener: (before: Run, after: Run) => void): void {
+    this.changeListeners.add(listener);
+  }
 
   async create(run: Run): Promise<void> {
     if (this.rows.has(run.id)) throw new Error(`run ${run.id} already exists`);
@@ -33,6 +40,7 @@ export class InMemoryRunRepository implements RunRepository {
     if (guard.leaseOwner !== undefined && current.leaseOwner !== guard.leaseOwner) return null;
     const next: Run = { ...current, ...structuredClone(patch) };
     this.rows.set(id, next);
+    if (next.status !== current.status) for (const l of this.changeListeners) l(current, next);
     return structuredClone(next);
   }
 

@@ -17,3 +17,4 @@ export * from './in-memory-ports.js';
 export * from './rate-limiter-contract.js';
 export * from './executor.contract.js';
 export * from './work-signal-contract.js';
+export * from './in-memory-webhook-transport.js';

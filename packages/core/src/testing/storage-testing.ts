@@ -13,3 +13,10 @@ export { describeAssetRepositoryContract } from './asset-repository.contract.js'
 export { describeRunRepositoryContract, aContractRun, STORAGE_CONTRACT_PARENTS } from './run-repository.contract.js';
 export { describeGpuLedgerContract } from './gpu-ledger.contract.js';
 export { describeBlobStoreContract } from './blob-store.contract.js';
+export * from './in-memory-idempotency-store.js';
+export * from './in-memory-webhook-outbox.js';
+export * from './in-memory-webhook-secrets.js';
+export { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
+export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
+export * from './in-memory-stream-slots.js';
+export { describeStreamSlotsContract } from './stream-slots.contract.js';

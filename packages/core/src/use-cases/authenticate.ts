@@ -18,7 +18,7 @@ export const AUTH_CACHE_MS = 500;
 const AUTH_CACHE_SIZE = 10_000;
 
 /** What a presented key names; only `ok` is kept in the cache. */
-type KeyLookup = { readonly kind: 'ok'; readonly principal: Principal } | { readonly kind: 'invalid' } | { readonly kind: 'suspended'; readonly accountId: string };
+type KeyLookup = { readonly kind: 'ok'; readonly principal: Principal } | { readonly kind: 'invalid' } | { readonly kind: 'suspended' };
 
 export class Authenticate {
   private readonly cache: RecentCache<KeyLookup>;
@@ -47,8 +47,8 @@ export class Authenticate {
     const found = await this.cache.get(presentedKey, () => this.lookup(presentedKey), (f) => f.kind === 'ok');
     if (found.kind === 'ok') return found.principal;
     if (found.kind === 'invalid') return this.fail(clientAddress, 'INVALID_API_KEY', 'Invalid API key');
-    const general: WindowSpec = { name: WINDOW.general, subject: found.accountId, period: 'minute', limit: this.limits.general_per_minute };
-    throw new CoreError('ACCOUNT_SUSPENDED', 'Account suspended', { windows: (await this.limiter.peek([general])).windows });
+    // A suspended account's key is refused like a bad one, so it cannot be sent at will either.
+    return this.fail(clientAddress, 'ACCOUNT_SUSPENDED', 'Account suspended');
   }
 
   private async lookup(presentedKey: string): Promise<KeyLookup> {
@@ -57,7 +57,7 @@ export class Authenticate {
     if (!parsed || !key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) return { kind: 'invalid' };
     const account = await this.accounts.get(key.accountId);
     if (!account) return { kind: 'invalid' };
-    if (account.status === 'suspended') return { kind: 'suspended', accountId: account.id };
+    if (account.status === 'suspended') return { kind: 'suspended' };
     return { kind: 'ok', principal: { account, keyId: key.id } };
   }
 

@@ -21,7 +21,7 @@ export async function checkMediaInputs(
     if (!asset || asset.accountId !== accountId) {
       problems.push({ key: spec.key, reason: `no ${kind} asset with this id` });
     } else if (mediaKindOf(asset.contentType) !== kind) {
-      problems.push({ key: spec.key, reason: `asset is ${asset.contentType}, expected a ${kind} file` });
+      problems.push({ key: spec.key, reason: `asset is ${asset.contentType}, expected ${kind === 'audio' ? 'an' : 'a'} ${kind} file` });
     }
   }
   return problems;

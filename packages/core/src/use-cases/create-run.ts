@@ -5,7 +5,7 @@
  * @module
  */
 import { CoreError } from '../domain/errors.js';
-import { checkInputs } from '../domain/input-validation.js';
+import { checkInputs, describeProblems } from '../domain/input-validation.js';
 import { newQueuedRun, type Run } from '../domain/run.js';
 import { parseRunRequest } from '../domain/run-request.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
@@ -13,6 +13,8 @@ import type { AssetRepository } from '../ports/asset-repository.js';
 import type { Clock } from '../ports/clock.js';
 import type { Executor } from '../ports/executor.js';
 import type { IdGenerator } from '../ports/id-generator.js';
+import type { IdempotencyHold, IdempotencyStore, StoredResponse } from '../ports/idempotency-store.js';
+import type { WebhookTransport } from '../ports/webhook-transport.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 import { checkMediaInputs } from './check-media-inputs.js';
@@ -26,6 +28,11 @@ export interface CreateRunCommand {
   readonly appVersionId: string | null;
   /** The parsed JSON body. */
   readonly body: unknown;
+  /**
+   * A claimed idempotency key: the run and the response `respond` gives for it are then written
+   * in one transaction, so a crash leaves both or neither.
+   */
+  readonly idempotency?: { readonly hold: IdempotencyHold; respond(run: Run): StoredResponse };
 }
 
 export interface CreateRunResult extends RunLimitsView {
@@ -45,6 +52,8 @@ export class CreateRun {
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly idempotency: IdempotencyStore,
+    private readonly webhooks: WebhookTransport,
   ) {}
 
   /** @throws CoreError INVALID_REQUEST, APP_VERSION_NOT_FOUND, APP_DELETED, INVALID_INPUT, SERVICE_UNAVAILABLE, GPU_QUOTA_EXCEEDED, RATE_LIMITED */
@@ -52,12 +61,17 @@ export class CreateRun {
     const request = parseRunRequest(command.body, command.appVersionId === null);
     const appVersionId = command.appVersionId ?? (request.appVersionId as string);
     const version = await requireLiveAppVersion(this.appVersions, appVersionId);
+    if (request.webhook) {
+      const refusal = await this.webhooks.refusal(request.webhook.url);
+      if (refusal) throw new CoreError('INVALID_WEBHOOK', `"webhook" cannot be used: ${refusal}`);
+    }
 
     const { account } = command.principal;
     const { values, problems } = checkInputs(version.inputs, request.inputs);
     problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values)));
     if (problems.length > 0) {
-      throw new CoreError('INVALID_INPUT', `${problems.length} input(s) do not fit app version ${version.id}`, { details: problems });
+      const { message, details } = describeProblems(problems, version.id);
+      throw new CoreError('INVALID_INPUT', message, { details });
     }
 
     const health = await this.executor.health();
@@ -75,9 +89,12 @@ export class CreateRun {
       createdAt: this.clock.now(),
       inputs: values,
       workflow: version.workflow,
+      webhook: request.webhook,
     });
     try {
-      await this.runs.create(run);
+      const idem = command.idempotency;
+      if (idem) await this.idempotency.completeWithRun(idem.hold, run, idem.respond(run));
+      else await this.runs.create(run);
     } catch (error) {
       // The run was not written, so it must cost nothing; the write error is what the caller sees.
       try {

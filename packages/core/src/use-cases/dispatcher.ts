@@ -296,7 +296,8 @@ export class Dispatcher {
       tracked.finishing = false;
       tracked.finishFailures += 1;
       if (tracked.finishFailures < OUTPUT_READ_ATTEMPTS || !CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) throw error;
-      await this.deps.lifecycle.lost(run, `The backend's outputs could not be read: ${(error as Error).message}`);
+      if (result.state === 'succeeded') await this.deps.lifecycle.outputsUnreadable(run, result.timing ?? this.observedTiming(run), (error as Error).message);
+      else await this.deps.lifecycle.lost(run, `The backend's outcome could not be stored: ${(error as Error).message}`);
     }
     this.untrack(run.id);
   }

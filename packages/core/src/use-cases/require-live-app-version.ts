@@ -1,5 +1,6 @@
 import type { AppVersion } from '../domain/app-version.js';
 import { CoreError } from '../domain/errors.js';
+import { isUuid } from '../domain/input-validation.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
 
 /**
@@ -7,7 +8,8 @@ import type { AppVersionRepository } from '../ports/app-version-repository.js';
  * @throws CoreError APP_VERSION_NOT_FOUND or APP_DELETED, naming the requested id
  */
 export async function requireLiveAppVersion(repo: AppVersionRepository, id: string): Promise<AppVersion> {
-  const version = await repo.get(id);
+  // Ids are UUIDs, stored in lower case; a client may send them in upper case.
+  const version = await repo.get(isUuid(id) ? id.toLowerCase() : id);
   if (!version) throw new CoreError('APP_VERSION_NOT_FOUND', `App version ${id} not found`);
   if (version.deletedAt !== null) throw new CoreError('APP_DELETED', `App version ${id} has been deleted`);
   return version;

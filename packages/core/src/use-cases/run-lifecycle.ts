@@ -59,11 +59,15 @@ export class RunLifecycle {
     return this.runs.update(run.id, { progress }, { status: ['running', 'canceling'] });
   }
 
-  /** Stores the outputs, charges the GPU time, then marks the run succeeded. */
+  /**
+   * Stores the outputs, charges the GPU time, then marks the run succeeded. Like every finished
+   * run it keeps its last progress, here completed (value = max); null if none was ever reported.
+   */
   async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
     const outputs: RunOutput[] = [];
     for (const [index, file] of files.entries()) outputs.push(await this.storeOutput(run, index, file));
-    return this.finish(run, 'succeeded', timing, { outputs, progress: null });
+    const progress = run.progress ? { value: run.progress.max, max: run.progress.max, nodeId: null } : null;
+    return this.finish(run, 'succeeded', timing, { outputs, progress });
   }
 
   /** A backend-side failure (validation, node error, timeout). Charged when it ran. */
@@ -80,6 +84,15 @@ export class RunLifecycle {
   async lost(run: Run, message: string): Promise<Run | null> {
     const error: RunError = { code: 'BACKEND_LOST', message, nodeId: null, nodeType: null };
     return this.finish(run, 'failed', null, { error });
+  }
+
+  /**
+   * The backend executed the run but its outputs cannot be read back (it refuses or lost the
+   * files): failed with OUTPUTS_UNREADABLE and charged, since the GPU did the work.
+   */
+  async outputsUnreadable(run: Run, timing: ExecutionTiming, reason: string): Promise<Run | null> {
+    const error: RunError = { code: 'OUTPUTS_UNREADABLE', message: `The run executed but its outputs could not be read from the backend: ${shorten(reason)}`, nodeId: null, nodeType: null };
+    return this.finish(run, 'failed', timing, { error });
   }
 
   /** The backend went away before the run started: it waits for dispatch again, at no cost. */
@@ -108,7 +121,7 @@ export class RunLifecycle {
     run: Run,
     status: 'succeeded' | 'failed' | 'canceled' | 'expired',
     timing: ExecutionTiming | null,
-    patch: { outputs?: RunOutput[]; error?: RunError; progress?: null },
+    patch: { outputs?: RunOutput[]; error?: RunError; progress?: RunProgress | null },
   ): Promise<Run | null> {
     const gpuSeconds = timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) / 1000 : null;
     if (gpuSeconds !== null && gpuSeconds > 0) {
@@ -166,4 +179,9 @@ export class RunLifecycle {
     await this.assets.create(asset);
     return asset;
   }
+}
+
+/** Error texts can carry a run's inputs (a file name made of a long prompt): never store or show them whole. */
+function shorten(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -18,6 +18,14 @@ import type { NodeCatalog } from '../ports/node-catalog.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { WorkSignal } from '../ports/work-signal.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
+import type { WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { WebhookSecretRepository } from '../ports/webhook-secret-repository.js';
+import type { WebhookTransport } from '../ports/webhook-transport.js';
+import { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
+import { IdempotentRequests } from './idempotent-requests.js';
+import type { StreamSlots } from '../ports/stream-slots.js';
+import { RunStreams } from './run-streams.js';
 import { ManageAccounts } from './admin/manage-accounts.js';
 import { ManageApiKeys } from './admin/manage-api-keys.js';
 import { ManageApps } from './admin/manage-apps.js';
@@ -50,6 +58,12 @@ export interface RunloadPorts {
   readonly workSignal: WorkSignal;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  // Integrations (CONTRACT 8 and 9).
+  readonly idempotency: IdempotencyStore;
+  readonly webhookOutbox: WebhookOutbox;
+  readonly webhookSecrets: WebhookSecretRepository;
+  readonly webhookTransport: WebhookTransport;
+  readonly streamSlots: StreamSlots;
 }
 
 export interface RunloadApi {
@@ -68,6 +82,9 @@ export interface RunloadApi {
   readonly accounts: ManageAccounts;
   readonly apiKeys: ManageApiKeys;
   readonly apps: ManageApps;
+  readonly idempotency: IdempotentRequests;
+  readonly webhookSecrets: ManageWebhookSecrets;
+  readonly runStreams: RunStreams;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -80,7 +97,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
-    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids),
+    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport),
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
     cancelRun: new CancelRun(p.runs, p.workSignal, p.clock),
@@ -91,5 +108,8 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
+    idempotency: new IdempotentRequests(p.idempotency, p.clock),
+    webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
+    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock),
   };
 }

@@ -65,6 +65,11 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
       const accounts = (await api.accounts.list()).map(presentAccount);
       return { json: { accounts }, text: accounts.map((a) => `${a.account_id} ${a.tier} ${a.status} ${a.name}`).join('\n') };
     }
+    case 'accounts webhook-secret': {
+      const id = arg(rest, 0, 'ACCOUNT_ID');
+      const { account, secret } = flags['rotate'] === true ? await api.webhookSecrets.rotate(id) : await api.webhookSecrets.show(id);
+      return { json: { account_id: account.id, webhook_secret: secret }, text: `webhook secret of account ${account.id}\n${secret}` };
+    }
     case 'keys create': {
       const issued = await api.apiKeys.create(flag(flags, 'account'));
       return {
@@ -117,6 +122,7 @@ export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec
   migrate                                       create or upgrade the database
   accounts create --name NAME --tier starter|plus|max|ultra
   accounts suspend ID | accounts unsuspend ID | accounts set-tier ID TIER | accounts list
+  accounts webhook-secret ID [--rotate]        the secret that signs the account's webhooks
   keys create --account ID                      prints the API key (shown once)
   keys list --account ID                        ids, prefixes, created, revoked (never secrets)
   keys revoke KEY_ID

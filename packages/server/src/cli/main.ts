@@ -24,6 +24,7 @@ async function main(argv: readonly string[]): Promise<number> {
       workflow: { type: 'string' },
       app: { type: 'string' },
       expose: { type: 'string' },
+      rotate: { type: 'boolean' },
     },
   });
   const json = values.json === true;

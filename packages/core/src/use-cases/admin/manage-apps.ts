@@ -1,5 +1,5 @@
 /** Operator commands on apps: publish a workflow as a new immutable version, delete, list. */
-import type { AppVersion } from '../../domain/app-version.js';
+import type { AppVersion, InputSpec } from '../../domain/app-version.js';
 import { CoreError } from '../../domain/errors.js';
 import { deriveInputs, parseWorkflow } from '../../domain/workflow.js';
 import type { AppVersionRepository } from '../../ports/app-version-repository.js';
@@ -31,6 +31,7 @@ export class ManageApps {
     const workflow = parseWorkflow(command.workflow);
     const classTypes = [...new Set(Object.values(workflow).map((n) => n.class_type))];
     const catalog = await this.catalog.describe(classTypes);
+    refuseUnlistedCombos(deriveInputs(workflow, catalog));
     const inputs = deriveInputs(workflow, catalog, command.expose);
     const version: AppVersion = {
       id: this.ids.uuid(),
@@ -54,5 +55,23 @@ export class ManageApps {
 
   list(): Promise<AppVersion[]> {
     return this.versions.list();
+  }
+}
+
+/**
+ * A COMBO value the backend does not list could never run: the published default would fail
+ * every run. Combos without options (model files while no backend answered) are not checked.
+ * @throws CoreError INVALID_WORKFLOW naming the node, the widget and the options
+ */
+function refuseUnlistedCombos(inputs: readonly InputSpec[]): void {
+  for (const input of inputs) {
+    if (input.type !== 'COMBO' || !input.options || input.options.length === 0) continue;
+    if (input.options.includes(input.default as string | number)) continue;
+    const shown = input.options.slice(0, 50).map((o) => JSON.stringify(o)).join(', ');
+    const more = input.options.length > 50 ? `, … (${input.options.length} in all)` : '';
+    throw new CoreError(
+      'INVALID_WORKFLOW',
+      `Node ${input.nodeId} (${input.nodeType}) widget ${input.widget}: ${JSON.stringify(input.default)} is not one of its options: ${shown}${more}`,
+    );
   }
 }

@@ -1,0 +1,191 @@
+/**
+ * Live run events (CONTRACT 9, the stream): each open stream gets the run's current record, then
+ * every change of status, progress, queue position or outputs, and ends after a terminal record.
+ * One hub per instance follows every watched run with one batched read per tick (at most every
+ * `pollMs`, so progress is sent at most that often), and at once when the work signal announces
+ * a change on any instance.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { CoreError } from '../domain/errors.js';
+import { isTerminal, type Run } from '../domain/run.js';
+import type { Clock } from '../ports/clock.js';
+import type { RunRepository } from '../ports/run-repository.js';
+import type { StreamSlots } from '../ports/stream-slots.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+import type { Principal } from './principal.js';
+import { requireOwnRun, type RunView } from './get-run.js';
+
+export const MAX_STREAMS_PER_ACCOUNT = 20;
+
+export interface RunStreamsOptions {
+  readonly pollMs?: number;
+  readonly heartbeatMs?: number;
+  readonly maxPerAccount?: number;
+}
+
+export interface RunStreamSink {
+  /** A record to send; `last` when it is terminal (the stream ends after it). */
+  record(view: RunView, last: boolean): void;
+  /** Nothing changed for a while: keep the connection alive. */
+  heartbeat(): void;
+}
+
+interface Watcher {
+  readonly runId: string;
+  readonly holder: string;
+  readonly sink: RunStreamSink;
+  lastKey: string;
+  closed: boolean;
+}
+
+/** What a stream reports a change of; progress last, so a change of progress alone is told apart. */
+function changeKey(view: RunView): string {
+  const r = view.run;
+  return JSON.stringify([r.status, view.queuePosition, r.outputs.length, r.error?.code ?? null, r.progress]);
+}
+
+function withoutProgress(key: string): string {
+  return JSON.stringify((JSON.parse(key) as unknown[]).slice(0, -1));
+}
+
+export class RunStreams {
+  private readonly watchers = new Set<Watcher>();
+  private readonly pollMs: number;
+  private readonly heartbeatMs: number;
+  private readonly max: number;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private polling: Promise<void> | null = null;
+  private again = false;
+  private againTick = false;
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly slots: StreamSlots,
+    private readonly signal: WorkSignal,
+    private readonly clock: Clock,
+    options: RunStreamsOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 250;
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.max = options.maxPerAccount ?? MAX_STREAMS_PER_ACCOUNT;
+  }
+
+  /** Streams open on this instance. */
+  openCount(): number {
+    return this.watchers.size;
+  }
+
+  /**
+   * Opens a stream on one of the caller's runs and sends its current record at once.
+   * Returns the function that closes it (idempotent).
+   * @throws CoreError RUN_NOT_FOUND, RATE_LIMITED (the account holds its maximum of streams)
+   */
+  async open(principal: Principal, runId: string, sink: RunStreamSink): Promise<() => Promise<void>> {
+    const run = await requireOwnRun(this.runs, principal, runId);
+    const holder = randomUUID();
+    const now = this.clock.now();
+    if (!(await this.slots.acquire(principal.account.id, holder, this.max, now, this.slotUntil()))) {
+      throw new CoreError('RATE_LIMITED', `At most ${this.max} event streams may be open at once per account`, { retryAfterSeconds: 1 });
+    }
+    const watcher: Watcher = { runId, holder, sink, lastKey: '', closed: false };
+    const close = async () => {
+      if (watcher.closed) return;
+      watcher.closed = true;
+      this.watchers.delete(watcher);
+      if (this.watchers.size === 0) this.idle();
+      await this.slots.release(holder);
+    };
+    const view = await this.view(run);
+    watcher.lastKey = changeKey(view);
+    const last = isTerminal(run.status);
+    sink.record(view, last);
+    if (last) {
+      await close();
+      return close;
+    }
+    this.watchers.add(watcher);
+    if (this.watchers.size === 1) this.busy();
+    return close;
+  }
+
+  private slotUntil(): Date {
+    // Three heartbeats: a live stream renews long before; a dead instance's slots lapse soon after.
+    return new Date(this.clock.nowMs() + 3 * this.heartbeatMs);
+  }
+
+  private async view(run: Run): Promise<RunView> {
+    return { run, queuePosition: run.status === 'queued' ? await this.runs.queuePosition(run) : null };
+  }
+
+  private busy(): void {
+    if (this.pollTimer) return; // already following (the last stream closed and a new one opened in between)
+    this.pollTimer = setInterval(() => void this.poll(true), this.pollMs);
+    this.heartbeatTimer = setInterval(() => void this.beat(), this.heartbeatMs);
+    this.unsubscribe = this.signal.subscribe(() => void this.poll(false));
+  }
+
+  private idle(): void {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.unsubscribe?.();
+    this.pollTimer = this.heartbeatTimer = null;
+    this.unsubscribe = null;
+  }
+
+  /** `tick`: the timer's poll, which may send progress; a signal's poll sends the other changes at once. */
+  private poll(tick: boolean): Promise<void> {
+    if (this.polling) {
+      this.again = true;
+      this.againTick ||= tick;
+      return this.polling;
+    }
+    this.polling = (async () => {
+      let withProgress = tick;
+      do {
+        this.again = false;
+        await this.pollOnce(withProgress).catch(() => undefined); // a failed read is retried at the next tick
+        withProgress = this.againTick;
+        this.againTick = false;
+      } while (this.again);
+    })().finally(() => {
+      this.polling = null;
+    });
+    return this.polling;
+  }
+
+  private async pollOnce(tick: boolean): Promise<void> {
+    const watching = [...this.watchers];
+    if (watching.length === 0) return;
+    const ids = [...new Set(watching.map((w) => w.runId))];
+    // One batched read for every run watched here (the repository serves a tick's reads together).
+    const runs = await Promise.all(ids.map((id) => this.runs.get(id)));
+    const views = new Map<string, RunView>();
+    await Promise.all(runs.map(async (run) => run && views.set(run.id, await this.view(run))));
+    for (const w of watching) {
+      const view = views.get(w.runId);
+      if (!view || w.closed) continue;
+      const key = changeKey(view);
+      if (key === w.lastKey) continue;
+      // Progress alone waits for the tick, so it is sent at most every pollMs.
+      if (!tick && withoutProgress(key) === withoutProgress(w.lastKey)) continue;
+      w.lastKey = key;
+      const last = isTerminal(view.run.status);
+      w.sink.record(view, last);
+      if (last) {
+        w.closed = true;
+        this.watchers.delete(w);
+        await this.slots.release(w.holder).catch(() => undefined);
+      }
+    }
+    if (this.watchers.size === 0) this.idle();
+  }
+
+  private async beat(): Promise<void> {
+    const watching = [...this.watchers];
+    for (const w of watching) w.sink.heartbeat();
+    await this.slots.renew(watching.map((w) => w.holder), this.slotUntil()).catch(() => undefined);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Delivers the webhook outbox (CONTRACT 9). Any instance may run one: events are leased from
+ * the shared outbox, so each attempt is made by exactly one instance. A run change wakes the
+ * worker through the work signal; a short poll is the floor (and picks up retries when due).
+ * @module
+ */
+import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS, type DeliveryStep } from '../domain/webhook-delivery.js';
+import type { Clock } from '../ports/clock.js';
+import type { DeliveryOutcome, WebhookTransport } from '../ports/webhook-transport.js';
+import type { WebhookEvent, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { WorkSignal } from '../ports/work-signal.js';
+import type { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
+
+
+export interface WebhookWorkerOptions {
+  /** This instance's name on leases. */
+  readonly owner: string;
+  /** Delay before each retry; its length is the number of retries. */
+  readonly retryDelaysMs?: readonly number[];
+  /** How long a claim lasts: longer than one attempt's timeout. */
+  readonly leaseMs?: number;
+  /** The poll that finds due retries and events a lost signal did not announce. */
+  readonly pollMs?: number;
+  /** Events claimed (and sent in parallel) at a time. */
+  readonly batch?: number;
+  readonly log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  /** Told each attempt's outcome (for a metric of deliveries by outcome). */
+  readonly onAttempt?: (outcome: DeliveryStep['kind']) => void;
+}
+
+export interface WebhookWorkerDeps {
+  readonly outbox: WebhookOutbox;
+  readonly transport: WebhookTransport;
+  readonly secrets: ManageWebhookSecrets;
+  readonly signal: WorkSignal;
+  readonly clock: Clock;
+}
+
+export class WebhookWorker {
+  private readonly retryDelaysMs: readonly number[];
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly batch: number;
+  private unsubscribe: (() => void) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private started = false;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: WebhookWorkerDeps,
+    private readonly options: WebhookWorkerOptions,
+  ) {
+    this.retryDelaysMs = options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.batch = options.batch ?? 32;
+  }
+
+  /** Starts delivering; first frees what this owner held before a restart (its attempts died with it). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.stopped = false;
+    await this.deps.outbox.releaseLeases(this.options.owner).catch((error: unknown) => this.log('warn', 'could not free earlier leases', { error: String(error) }));
+    this.unsubscribe = this.deps.signal.subscribe(() => this.wake());
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Delivers what is due now; resolves when the outbox has nothing due left. */
+  wake(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain()
+      .catch((error: unknown) => this.log('error', 'webhook worker pass failed', { error: String(error) }))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      for (;;) {
+        if (this.stopped) return;
+        const now = this.deps.clock.now();
+        const events = await this.deps.outbox.claimDue(this.options.owner, now, new Date(now.getTime() + this.leaseMs), this.batch);
+        if (events.length === 0) break;
+        // Runs in parallel; the events of one run in the order they happened.
+        const byRun = new Map<string, WebhookEvent[]>();
+        for (const e of [...events].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e]);
+        await Promise.all([...byRun.values()].map(async (list) => {
+          for (const e of list) await this.attempt(e);
+        }));
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private async attempt(event: WebhookEvent): Promise<void> {
+    const attempt = event.attempts + 1;
+    const started = this.deps.clock.nowMs();
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.deps.transport.deliver(event, await this.deps.secrets.secretOf(event.accountId));
+    } catch (error) {
+      outcome = { delivered: false, status: null, error: String(error) };
+    }
+    const fields = { webhookId: event.id, runId: event.runId, type: event.type, attempt, status: outcome.status, ms: this.deps.clock.nowMs() - started };
+    const step = afterAttempt(attempt, outcome, this.deps.clock.nowMs(), this.retryDelaysMs);
+    this.options.onAttempt?.(step.kind);
+    switch (step.kind) {
+      case 'delivered':
+        await this.deps.outbox.markDelivered(event.id, this.options.owner, this.deps.clock.now());
+        this.log('info', 'webhook delivered', fields);
+        return;
+      case 'retry':
+        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, step.at, this.deps.clock.now());
+        this.log('warn', 'webhook attempt failed; will retry', { ...fields, error: step.error, retryAt: step.at.toISOString() });
+        return;
+      case 'given-up':
+        await this.deps.outbox.markFailed(event.id, this.options.owner, step.error, null, this.deps.clock.now());
+        this.log('error', 'webhook given up after its last attempt', { ...fields, error: step.error });
+        return;
+    }
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>): void {
+    this.options.log?.(level, message, fields);
+  }
+}

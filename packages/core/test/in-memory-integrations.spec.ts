@@ -1,0 +1,19 @@
+import {
+  describeIdempotencyStoreContract,
+  describeStreamSlotsContract,
+  InMemoryStreamSlots,
+  describeWebhookOutboxContract,
+  InMemoryIdempotencyStore,
+  InMemoryRunRepository,
+  InMemoryWebhookOutbox,
+} from '@runload/core/testing';
+
+describeIdempotencyStoreContract('in-memory', async () => {
+  const runs = new InMemoryRunRepository();
+  return { subject: new InMemoryIdempotencyStore(runs), runs };
+});
+describeWebhookOutboxContract('in-memory', async () => {
+  const runs = new InMemoryRunRepository();
+  return { subject: new InMemoryWebhookOutbox(runs), runs };
+});
+describeStreamSlotsContract('in-memory', async () => ({ subject: new InMemoryStreamSlots() }));

@@ -1,0 +1,67 @@
+/**
+ * `GET /runs/{id}/events` (CONTRACT 9): Server-Sent Events. The current record at once, then one
+ * `event: run` per change with an increasing `id:`, a comment line as heartbeat, and the end of
+ * the stream after a terminal record. A client that goes away frees its stream slot at once.
+ * @module
+ */
+import type { ServerResponse } from 'node:http';
+import { CoreError, isUuid, type RunloadApi, type RunStreamSink } from '@runload/core';
+import type { RouteContext, RouteResult } from './api-route.js';
+import { presentRun } from './presenters.js';
+
+const encoder = new TextEncoder();
+
+export function runEventsRoute(api: RunloadApi) {
+  return async (ctx: RouteContext): Promise<RouteResult> => {
+    const raw = String((ctx.event.context.params as Record<string, string> | undefined)?.['id'] ?? '');
+    if (!isUuid(raw)) throw new CoreError('RUN_NOT_FOUND', `Run ${raw} not found`);
+    const headers = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+    if (ctx.event.req.method === 'HEAD') {
+      // HEAD answers like GET without opening a stream (which would never end nor free its slot).
+      await api.getRun.execute(ctx.principal, raw.toLowerCase());
+      return { status: 200, stream: new ReadableStream({ start: (c) => c.close() }), headers };
+    }
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let ended = false;
+    let close: (() => Promise<void>) | null = null;
+    const stop = () => {
+      ended = true;
+      void close?.().catch(() => undefined);
+    };
+    const stream = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      cancel: stop,
+    });
+    const write = (text: string) => {
+      if (ended) return;
+      try {
+        controller.enqueue(encoder.encode(text));
+      } catch {
+        stop();
+      }
+    };
+    let seq = 0;
+    const sink: RunStreamSink = {
+      record(view, last) {
+        seq += 1;
+        write(`id: ${seq}\nevent: run\ndata: ${JSON.stringify(presentRun(view.run, view.queuePosition))}\n\n`);
+        if (last && !ended) {
+          ended = true;
+          controller.close();
+        }
+      },
+      heartbeat() {
+        write(': keep-alive\n\n');
+      },
+    };
+    close = await api.runStreams.open(ctx.principal, raw.toLowerCase(), sink);
+    if (ended) void close();
+    // On Node the response's 'close' is the moment the client goes away (or the stream ended).
+    const res = ctx.event.runtime?.node?.res as ServerResponse | undefined;
+    res?.once('close', stop);
+    ctx.event.req.signal?.addEventListener('abort', stop, { once: true });
+    return { status: 200, stream, headers };
+  };
+}
