@@ -48,6 +48,7 @@ if (!redisUrl && process.env['CI'] === 'true') throw new Error('CI=true but RUNL
     expect(body).to.match(/runload_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1/);
     expect(body).to.match(/runload_runs\{status="queued"\} 0/);
     expect(body).to.match(new RegExp(`runload_backend_up\\{backend="${fake.url.replace(/[.]/g, '\\.')}"\\} 1`));
+    expect(body).to.contain('# TYPE runload_webhook_deliveries_total counter');
     expect(body).to.contain('process_cpu_user_seconds_total');
   });
 
