@@ -111,7 +111,7 @@ async function profileUnder(options: BenchOptions, what: string, load: (server: 
   rmSync(profileDir, { recursive: true, force: true });
 }
 
-function writeWav(file: string, mib: number): Promise<unknown> {
+export function writeWav(file: string, mib: number): Promise<unknown> {
   const out = createWriteStream(file);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0);

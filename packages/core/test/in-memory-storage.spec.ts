@@ -12,15 +12,21 @@ import {
   InMemoryAssetRepository,
   InMemoryBlobStore,
   InMemoryGpuLedger,
+  InMemoryMaintenanceLease,
+  describeMaintenanceLeaseContract,
   InMemoryRunRepository,
 } from '@runload/core/testing';
 
 describeAccountRepositoryContract('in-memory', async () => ({ subject: new InMemoryAccountRepository() }));
 describeApiKeyRepositoryContract('in-memory', async () => ({ subject: new InMemoryApiKeyRepository() }));
 describeAppVersionRepositoryContract('in-memory', async () => ({ subject: new InMemoryAppVersionRepository() }));
-describeAssetRepositoryContract('in-memory', async () => ({ subject: new InMemoryAssetRepository() }));
+describeAssetRepositoryContract('in-memory', async () => {
+  const runs = new InMemoryRunRepository();
+  return { subject: new InMemoryAssetRepository(runs), runs };
+});
 describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository() }));
 describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
+describeMaintenanceLeaseContract('in-memory', async () => ({ subject: new InMemoryMaintenanceLease() }));
 describeBlobStoreContract('in-memory', async () => {
   const subject = new InMemoryBlobStore();
   return {

@@ -84,6 +84,7 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       }
       const headers = { 'X-Request-Id': requestId, ...rateLimitHeaders(windows, kind === 'run' ? quota : null), ...extra };
       if (stream) return new FastResponse(stream, { status, headers });
+      if (status === 204) return new FastResponse(null, { status, headers });
       return jsonResponse(status, body, headers);
     };
     try {

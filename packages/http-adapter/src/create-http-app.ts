@@ -3,6 +3,7 @@
  * fallback that answers unknown routes (404) and wrong methods (405) in our error form.
  * @module
  */
+import { deleteAssetRoute, listAssetsRoute } from './asset-list-routes.js';
 import { randomUUID } from 'node:crypto';
 import { H3, type H3Event } from 'h3';
 import type { RunloadApi } from '@runload/core';
@@ -47,7 +48,7 @@ export interface HttpAppOptions {
 }
 
 interface RouteDef {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly path: string;
   readonly kind: RouteKind;
   readonly handler: (ctx: RouteContext) => Promise<RouteResult>;
@@ -75,7 +76,9 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
     { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => idempotentUpload(ctx, api, () => uploadAssetRoute(ctx, api, upload)) },
+    { method: 'GET', path: '/assets', kind: 'plain', handler: listAssetsRoute(api) },
     { method: 'GET', path: '/assets/:id', kind: 'plain', handler: getAssetRoute(api) },
+    { method: 'DELETE', path: '/assets/:id', kind: 'plain', handler: deleteAssetRoute(api) },
     { method: 'GET', path: '/assets/:id/content', kind: 'plain', handler: assetContentRoute(api) },
     { method: 'GET', path: '/apps/:id', kind: 'plain', handler: describeAppRoute(api) },
     { method: 'POST', path: '/apps/:id', kind: 'run', handler: createRunRoute(api, true, maxJsonBytes) },

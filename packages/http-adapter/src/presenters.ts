@@ -8,7 +8,7 @@ export function pollUrl(runId: string): string {
 }
 
 export function presentAsset(a: Asset) {
-  return { asset_id: a.id, filename: a.filename, content_type: a.contentType, size: a.size, sha256: a.sha256, created_at: a.createdAt.toISOString() };
+  return { asset_id: a.id, filename: a.filename, content_type: a.contentType, size: a.size, sha256: a.sha256, created_at: a.createdAt.toISOString(), expires_at: a.expiresAt?.toISOString() ?? null };
 }
 
 export function presentCreatedRun(run: Run) {

@@ -10,7 +10,7 @@ import { readJsonBody } from './read-json-body.js';
 import { canonicalJson, fingerprint, idempotently } from './idempotency.js';
 
 /** A path parameter, decoded once; a malformed escape is kept as sent (it names nothing anyway). */
-function param(event: H3Event, name: string): string {
+export function param(event: H3Event, name: string): string {
   const raw = String((event.context.params as Record<string, string> | undefined)?.[name] ?? '');
   try {
     return decodeURIComponent(raw);
@@ -21,7 +21,7 @@ function param(event: H3Event, name: string): string {
 }
 
 /** A path id that is not a UUID cannot name anything. */
-function idParam(event: H3Event, notFound: () => CoreError): string {
+export function idParam(event: H3Event, notFound: () => CoreError): string {
   const id = param(event, 'id');
   if (!isUuid(id)) throw notFound();
   return id.toLowerCase();

@@ -38,7 +38,7 @@ for (const transport of TRANSPORTS) {
       const asset = (await res.json()) as Record<string, unknown>;
       expect(asset).to.include({ filename: 'passwd.png', content_type: 'image/png', size: PNG.length });
       expect(asset['sha256']).to.match(/^[0-9a-f]{64}$/);
-      expect(Object.keys(asset)).to.deep.equal(['asset_id', 'filename', 'content_type', 'size', 'sha256', 'created_at']);
+      expect(Object.keys(asset)).to.deep.equal(['asset_id', 'filename', 'content_type', 'size', 'sha256', 'created_at', 'expires_at']);
       const meta = await h.request(`/api/v1/assets/${asset['asset_id']}`, { headers: u.auth });
       expect(await meta.json()).to.deep.equal(asset);
       const content = await h.request(`/api/v1/assets/${asset['asset_id']}/content`, { headers: u.auth });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_LIMITS, mergeLimits, type LimitsConfig } from '@runload/core';
+import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store';
 
 export interface RunloadConfig {
   readonly host: string;
@@ -29,6 +30,10 @@ export interface RunloadConfig {
   readonly webhookAllowPrivate: boolean;
   /** Integrations: the delays before each webhook retry; null keeps the documented schedule (tests shorten it). */
   readonly webhookRetryDelaysMs: readonly number[] | null;
+  /** Seconds between two retention sweeps (one instance at a time does each). */
+  readonly sweepSeconds: number;
+  /** From `RUNLOAD_BLOB_URL=s3://…` and `RUNLOAD_S3_*`; null keeps blobs in the data directory. */
+  readonly s3Blobs: S3BlobStoreOptions | null;
 }
 
 export class ConfigError extends Error {
@@ -100,5 +105,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,
     webhookAllowPrivate: env['RUNLOAD_WEBHOOK_ALLOW_PRIVATE']?.trim() === 'true',
     webhookRetryDelaysMs: retryDelays(env['RUNLOAD_WEBHOOK_RETRY_DELAYS_MS']),
+    sweepSeconds: integer(env, 'RUNLOAD_SWEEP_SECONDS', 600, 1, 86_400),
+    s3Blobs: readBlobUrl(env),
   };
+}
+
+function readBlobUrl(env: Env): S3BlobStoreOptions | null {
+  const url = env['RUNLOAD_BLOB_URL']?.trim();
+  if (!url) return null;
+  if (!isS3BlobUrl(url)) throw new ConfigError(`RUNLOAD_BLOB_URL must be s3://BUCKET/PREFIX (leave it unset for the data directory), got "${url}"`);
+  try {
+    return s3OptionsFromEnv(url, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }

@@ -39,11 +39,13 @@ import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
 import type { Database } from '@runload/storage-adapter';
-import { DATABASE, localBlobStoreModule, storageModule } from '@runload/storage-adapter/module';
+import { DATABASE, storageModule } from '@runload/storage-adapter/module';
+import { blobStoreFor } from './blob-store-choice.js';
 import { integrationPorts, type IntegrationPorts } from './integrations.js';
 import type { RunloadConfig } from './config.js';
 import { dispatcherModule } from './dispatcher-module.js';
 import { integrationsModule } from './integrations-module.js';
+import { retentionModule } from './retention-module.js';
 import { createLogger } from './log.js';
 import { createMetrics, type RunloadMetrics } from './metrics.js';
 import { runtimeModule } from './runtime-module.js';
@@ -129,7 +131,7 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
   container.load(
     coreModule(config, options, metrics),
     storageModule({ url: config.databaseUrl, dataDir: config.dataDir }),
-    localBlobStoreModule(path.join(config.dataDir, 'blobs')),
+    new ContainerModule(({ bind }) => void bind(BLOB_STORE).toConstantValue(blobStoreFor(config))),
     config.redisUrl ? redisModule(config.redisUrl) : inProcessModule(),
     options.executor ? executorModule(options.executor, config.comfyUiUrls) : gpuModule({ urls: config.comfyUiUrls, probe: options.dispatch }),
     httpModule({
@@ -141,6 +143,6 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
     }),
     runtimeModule(container),
   );
-  if (options.dispatch) container.load(dispatcherModule(), integrationsModule());
+  if (options.dispatch) container.load(retentionModule(), dispatcherModule(), integrationsModule());
   return container;
 }

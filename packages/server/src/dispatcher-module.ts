@@ -21,7 +21,7 @@ export function dispatcherModule(): ContainerModule {
     bind<Dispatcher>(DISPATCHER)
       .toResolvedValue(
         async (config: RunloadConfig, ports: RunloadPorts) => {
-          const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock);
+          const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock, config.limits.retention);
           const dispatcher = new Dispatcher(
             { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor: ports.executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
             {

@@ -11,7 +11,9 @@ import type { Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer, type ContainerOptions } from './container.js';
 import { shutdown } from './shutdown.js';
-import { DISPATCHER, INTEGRATIONS, RUNTIME } from './tokens.js';
+import { DISPATCHER, INTEGRATIONS, RETENTION_SWEEP, RUNTIME } from './tokens.js';
+
+export { ABANDONED_STAGING_MS } from './retention-module.js';
 
 export type RuntimeOptions = ContainerOptions;
 
@@ -41,6 +43,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   try {
     const runtime = await container.getAsync<Runtime>(RUNTIME);
     if (options.dispatch) {
+      await container.getAsync(RETENTION_SWEEP);
       await container.getAsync(DISPATCHER);
       await container.getAsync(INTEGRATIONS);
     }

@@ -6,3 +6,5 @@ export const DISPATCHER = Symbol.for('runload.server.Dispatcher');
 export const RUNTIME = Symbol.for('runload.server.Runtime');
 /** The webhook worker and the purges (a serving instance only). */
 export const INTEGRATIONS = Symbol.for('runload.server.Integrations');
+/** The retention sweep of expired assets and unreferenced bytes (a serving instance only). */
+export const RETENTION_SWEEP = Symbol.for('runload.server.RetentionSweep');

@@ -9,6 +9,7 @@ export { KnexAssetRepository } from './knex-asset-repository.js';
 export { KnexRunRepository } from './knex-run-repository.js';
 export { KnexGpuLedger } from './knex-gpu-ledger.js';
 export { LocalBlobStore } from './local-blob-store.js';
+export { KnexMaintenanceLease } from './knex-maintenance-lease.js';
 export type { Knex as Database } from 'knex';
 export { KnexIdempotencyStore } from './knex-idempotency-store.js';
 export { KnexWebhookOutbox } from './knex-webhook-outbox.js';

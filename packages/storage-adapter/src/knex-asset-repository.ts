@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { Asset, AssetRepository } from '@runload/core';
-import { toDate, toMs } from './columns.js';
+import { decodeRunCursor, encodeRunCursor, type Asset, type AssetListOptions, type AssetPage, type AssetRepository } from '@runload/core';
+import { msOrNull, toDate, toDateOrNull, toMs } from './columns.js';
+import { ACTIVE_STATUSES } from './run-statements.js';
 import { guarded } from './storage-errors.js';
 
 function toAsset(row: Record<string, unknown>): Asset {
@@ -12,15 +13,32 @@ function toAsset(row: Record<string, unknown>): Asset {
     size: toMs(row['size']),
     sha256: String(row['sha256']),
     createdAt: toDate(row['created_at']),
+    origin: row['origin'] === 'output' ? 'output' : 'upload',
+    expiresAt: toDateOrNull(row['expires_at']),
   };
+}
+
+/**
+ * Takes the lock of these bytes until the transaction ends: a write to their `blob_locks` row
+ * (PostgreSQL locks that row; SQLite takes its database write lock).
+ */
+async function lockBytes(trx: Knex.Transaction, sha256: string): Promise<void> {
+  await trx.raw('INSERT INTO blob_locks (sha256, touched_at) VALUES (?, ?) ON CONFLICT (sha256) DO UPDATE SET touched_at = excluded.touched_at', [sha256, Date.now()]);
+}
+
+/** Rows not expired at `nowMs`. */
+function unexpired(query: Knex.QueryBuilder, nowMs: number): Knex.QueryBuilder {
+  return query.where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', nowMs));
 }
 
 export class KnexAssetRepository implements AssetRepository {
   constructor(private readonly db: Knex) {}
 
   create(a: Asset): Promise<void> {
-    return guarded(async () => {
-      await this.db('assets').insert({
+    return guarded(() =>
+      this.db.transaction(async (trx) => {
+        await lockBytes(trx, a.sha256);
+        await trx('assets').insert({
         id: a.id,
         account_id: a.accountId,
         filename: a.filename,
@@ -28,8 +46,32 @@ export class KnexAssetRepository implements AssetRepository {
         size: a.size,
         sha256: a.sha256,
         created_at: a.createdAt.getTime(),
+        origin: a.origin,
+        expires_at: msOrNull(a.expiresAt),
       });
+      }),
+    );
+  }
+
+  listExpired(now: Date, limit: number): Promise<Asset[]> {
+    return guarded(async () => {
+      const rows = await this.db('assets').whereNotNull('expires_at').where('expires_at', '<=', now.getTime()).orderBy('expires_at').limit(limit);
+      return rows.map(toAsset);
     });
+  }
+
+  deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean> {
+    return guarded(() =>
+      this.db.transaction(async (trx) => {
+        await lockBytes(trx, sha256);
+        const row = await trx('assets').where({ sha256 }).first('id');
+        if (row !== undefined) return false;
+        // Removed while the lock is held: a new record of these bytes waits for this transaction.
+        await remove();
+        await trx('blob_locks').where({ sha256 }).delete();
+        return true;
+      }),
+    );
   }
 
   get(id: string): Promise<Asset | null> {
@@ -47,6 +89,42 @@ export class KnexAssetRepository implements AssetRepository {
     return guarded(async () => {
       const row = await this.db('assets').where({ sha256 }).count<{ n: number | string }[]>({ n: '*' }).first();
       return Number(row?.n ?? 0);
+    });
+  }
+
+  listByAccount(accountId: string, options: AssetListOptions): Promise<AssetPage> {
+    return guarded(async () => {
+      const query = unexpired(this.db('assets').where({ account_id: accountId }), options.now.getTime());
+      if (options.kind) query.where('content_type', 'like', `${options.kind}/%`);
+      if (options.origin) query.where({ origin: options.origin });
+      if (options.after) {
+        const c = decodeRunCursor(options.after);
+        query.where('created_at', '<=', c.createdAtMs).where((q) => q.where('created_at', '<', c.createdAtMs).orWhere('id', '<', c.id));
+      }
+      const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1);
+      const assets = rows.slice(0, options.limit).map(toAsset);
+      const last = assets[assets.length - 1];
+      return { assets, nextCursor: rows.length > options.limit && last ? encodeRunCursor(last) : null };
+    });
+  }
+
+  renewUploads(ids: readonly string[], expiresAt: Date | null, now: Date): Promise<number> {
+    return guarded(async () => {
+      if (ids.length === 0) return 0;
+      const query = this.db('assets').whereIn('id', [...new Set(ids)]).where({ origin: 'upload' });
+      return unexpired(query, now.getTime()).update({ expires_at: msOrNull(expiresAt) });
+    });
+  }
+
+  usedByRunInFlight(asset: Asset): Promise<boolean> {
+    return guarded(async () => {
+      // Inputs are JSON text: an asset id (a UUID) appears there quoted only as a value that names it.
+      const row = await this.db('runs')
+        .where({ account_id: asset.accountId })
+        .whereIn('status', [...ACTIVE_STATUSES])
+        .where('inputs', 'like', `%"${asset.id}"%`)
+        .first('id');
+      return row !== undefined;
     });
   }
 }

@@ -5,13 +5,14 @@
  * @module
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { link, mkdir, open, rm, stat } from 'node:fs/promises';
+import { createReadStream, mkdirSync, readdirSync } from 'node:fs';
+import { link, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
 
 const HEAD_BYTES = 4100;
 const STAGING = '.staging';
+const SHA256 = /^[0-9a-f]{64}$/;
 
 /** The size of one write to the staging file. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
@@ -19,11 +20,31 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
 export class LocalBlobStore implements BlobStore {
   private readonly staging: string;
 
-  /** @param root the blob directory; leftover staging files of a killed process are removed here. */
+  /**
+   * @param root the blob directory. Building a store never touches what is staged there: the CLI
+   * builds one while a server may be receiving uploads into the same directory.
+   */
   constructor(private readonly root: string) {
     this.staging = path.join(root, STAGING);
     mkdirSync(this.staging, { recursive: true });
-    for (const name of readdirSync(this.staging)) rmSync(path.join(this.staging, name), { force: true, recursive: true });
+  }
+
+  /**
+   * Removes staging entries a killed process left behind: those not written to for `idleMs`. An
+   * upload in progress writes its staging file continuously, so a long idle time marks it dead.
+   * The server calls this when it starts; a CLI command never does. Returns how many it removed.
+   */
+  async removeAbandonedStaging(idleMs: number): Promise<number> {
+    const now = Date.now();
+    let removed = 0;
+    for (const name of await readdir(this.staging)) {
+      const entry = path.join(this.staging, name);
+      const info = await lstat(entry).catch(() => null);
+      if (!info || now - info.mtimeMs < idleMs) continue;
+      await rm(entry, { force: true, recursive: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
@@ -125,6 +146,18 @@ export class LocalBlobStore implements BlobStore {
     if (!(await stat(target).catch(() => null))) return false;
     await rm(target, { force: true });
     return true;
+  }
+
+  async *list(): AsyncIterable<string> {
+    for (const a of await readdir(this.root).catch(() => [] as string[])) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of await readdir(path.join(this.root, a)).catch(() => [] as string[])) {
+        if (!/^[0-9a-f]{2}$/.test(b)) continue;
+        for (const name of await readdir(path.join(this.root, a, b)).catch(() => [] as string[])) {
+          if (SHA256.test(name)) yield name;
+        }
+      }
+    }
   }
 
   /** Staging files present now (tests check that failures leave none). */

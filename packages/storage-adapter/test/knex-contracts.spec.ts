@@ -5,6 +5,7 @@ import {
   describeApiKeyRepositoryContract,
   describeAppVersionRepositoryContract,
   describeAssetRepositoryContract,
+  describeMaintenanceLeaseContract,
   describeGpuLedgerContract,
   describeIdempotencyStoreContract,
   describeStreamSlotsContract,
@@ -17,6 +18,7 @@ import {
   KnexApiKeyRepository,
   KnexAppVersionRepository,
   KnexAssetRepository,
+  KnexMaintenanceLease,
   KnexGpuLedger,
   KnexIdempotencyStore,
   KnexStreamSlots,
@@ -30,7 +32,7 @@ const T = Date.UTC(2026, 0, 1);
 /** Empties every table and creates the rows the contracts point at. */
 async function reset(db: Knex): Promise<Knex> {
   for (const table of ['idempotency_keys', 'webhook_outbox', 'webhook_secrets', 'event_stream_slots']) await db(table).delete();
-  for (const table of ['gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
+  for (const table of ['maintenance_leases', 'blob_locks', 'gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
   for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
     await db('accounts').insert({ id, name: 'parent', tier: 'starter', status: 'active', created_at: T });
   }
@@ -48,7 +50,10 @@ for (const [name, open] of TEST_DATABASES) {
     describeAccountRepositoryContract(name, async () => ({ subject: new KnexAccountRepository(await fresh()) }));
     describeApiKeyRepositoryContract(name, async () => ({ subject: new KnexApiKeyRepository(await fresh()) }));
     describeAppVersionRepositoryContract(name, async () => ({ subject: new KnexAppVersionRepository(await fresh()) }));
-    describeAssetRepositoryContract(name, async () => ({ subject: new KnexAssetRepository(await fresh()) }));
+    describeAssetRepositoryContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexAssetRepository(db), runs: new KnexRunRepository(db) };
+    });
     describeRunRepositoryContract(name, async () => ({ subject: new KnexRunRepository(await fresh()) }));
     describeGpuLedgerContract(name, async () => ({ subject: new KnexGpuLedger(await fresh()) }));
     describeIdempotencyStoreContract(name, async () => {
@@ -60,5 +65,6 @@ for (const [name, open] of TEST_DATABASES) {
       const db = await fresh();
       return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };
     });
+    describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
   });
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CoreError } from '@runload/core';
@@ -88,11 +88,32 @@ describe('LocalBlobStore on disk', () => {
     expect(grown, `${grown} bytes of buffers held after staging`).to.be.below(32 * 1024 * 1024);
   });
 
-  it('removes staging files a killed process left behind when it starts', () => {
-    new LocalBlobStore(root);
+  it('keeps an upload in progress when another store is built on the same directory (what every CLI command does)', async () => {
+    const server = new LocalBlobStore(root);
+    const staged = await server.stage(oneChunk(Buffer.from('uploading')), { maxBytes: 100 });
+    const cli = new LocalBlobStore(root);
+    expect(cli.stagedFiles()).to.have.length(1);
+    expect(await staged.commit()).to.deep.equal({ created: true });
+    expect(Buffer.from((await readAll(await server.open(staged.sha256))) ?? '').toString()).to.equal('uploading');
+  });
+
+  it('removes only staging entries left untouched for the given time', async () => {
+    const store = new LocalBlobStore(root);
+    const old = (Date.now() - 2 * 3600_000) / 1000;
     writeFileSync(path.join(root, '.staging', 'leftover'), 'partial');
     mkdirSync(path.join(root, '.staging', 'odd-directory'));
-    const store = new LocalBlobStore(root);
-    expect(store.stagedFiles()).to.deep.equal([]);
+    utimesSync(path.join(root, '.staging', 'leftover'), old, old);
+    utimesSync(path.join(root, '.staging', 'odd-directory'), old, old);
+    const live = await store.stage(oneChunk(Buffer.from('live')), { maxBytes: 100 });
+    expect(await store.removeAbandonedStaging(3600_000)).to.equal(2);
+    expect(store.stagedFiles()).to.have.length(1);
+    expect(await live.commit()).to.deep.equal({ created: true });
   });
 });
+
+async function readAll(source: AsyncIterable<Uint8Array> | null): Promise<Buffer | null> {
+  if (source === null) return null;
+  const out: Buffer[] = [];
+  for await (const c of source) out.push(Buffer.from(c));
+  return Buffer.concat(out);
+}

@@ -3,6 +3,9 @@ import type { MediaInputType } from './app-version.js';
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
+/** Where an asset came from: a caller's upload or a run's output (they are kept for different times). */
+export type AssetOrigin = 'upload' | 'output';
+
 export interface Asset {
   readonly id: string;
   readonly accountId: string;
@@ -12,6 +15,14 @@ export interface Asset {
   /** Hex SHA-256 of the bytes; the blob store key. */
   readonly sha256: string;
   readonly createdAt: Date;
+  readonly origin: AssetOrigin;
+  /** When it stops existing for the API (retention); null keeps it until deleted. */
+  readonly expiresAt: Date | null;
+}
+
+/** An expired asset is gone for the API, whether or not the sweep has removed it yet. */
+export function isExpired(asset: Pick<Asset, 'expiresAt'>, now: Date): boolean {
+  return asset.expiresAt !== null && asset.expiresAt.getTime() <= now.getTime();
 }
 
 /** The media kind of a content type, or null when it is not image, video or audio. */

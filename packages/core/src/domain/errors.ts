@@ -24,6 +24,8 @@ export type CoreErrorCode =
   | 'RUN_NOT_FOUND'
   /** No asset with that id belongs to the caller. */
   | 'ASSET_NOT_FOUND'
+  /** The asset is an input of a run still queued or running, so it cannot be deleted yet. */
+  | 'ASSET_IN_USE'
   /** No account with that id (operator commands). */
   | 'ACCOUNT_NOT_FOUND'
   /** No API key with that id (operator commands). */

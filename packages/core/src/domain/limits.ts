@@ -16,6 +16,13 @@ export interface LimitsConfig {
   readonly max_queue_seconds: number;
   readonly max_run_seconds: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
+  readonly retention: RetentionConfig;
+}
+
+/** How long assets live, in days (fractions allowed); null keeps them until deleted. */
+export interface RetentionConfig {
+  readonly uploads_days: number | null;
+  readonly outputs_days: number | null;
 }
 
 export const DEFAULT_LIMITS: LimitsConfig = {
@@ -29,6 +36,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
     max: { runs_per_minute: 30, runs_per_hour: 300, gpu_seconds_per_month: 36000 },
     ultra: { runs_per_minute: 90, runs_per_hour: 900, gpu_seconds_per_month: 108000 },
   },
+  retention: { uploads_days: 7, outputs_days: 30 },
 };
 
 /** Overlays a partial limits object (a limits file) on the defaults; every field left out keeps its default. */
@@ -63,7 +71,28 @@ export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMIT
     max_queue_seconds: num('max_queue_seconds', base.max_queue_seconds),
     max_run_seconds: num('max_run_seconds', base.max_run_seconds),
     tiers,
+    retention: mergeRetention(p['retention'], base.retention),
   };
+}
+
+function mergeRetention(raw: unknown, base: RetentionConfig): RetentionConfig {
+  if (raw === undefined) return base;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError('limits: retention must be an object');
+  const r = raw as Record<string, unknown>;
+  const days = (name: keyof RetentionConfig): number | null => {
+    const v = r[name];
+    if (v === undefined) return base[name];
+    if (v === null) return null;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new TypeError(`limits: retention.${name} must be a positive number of days or null`);
+    return v;
+  };
+  return { uploads_days: days('uploads_days'), outputs_days: days('outputs_days') };
+}
+
+/** When an asset of this origin, created or last used at `from`, expires; null when kept forever. */
+export function expiryOf(origin: 'upload' | 'output', from: Date, retention: RetentionConfig): Date | null {
+  const days = origin === 'upload' ? retention.uploads_days : retention.outputs_days;
+  return days === null ? null : new Date(from.getTime() + Math.round(days * 86_400_000));
 }
 
 export type WindowPeriod = 'minute' | 'hour';

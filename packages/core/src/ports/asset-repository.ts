@@ -1,14 +1,51 @@
-import type { Asset } from '../domain/asset.js';
+import type { Asset, AssetOrigin, MediaKind } from '../domain/asset.js';
+
+export interface AssetPage {
+  readonly assets: readonly Asset[];
+  /** Cursor of the next page, or null on the last one. */
+  readonly nextCursor: string | null;
+}
+
+export interface AssetListOptions {
+  readonly limit: number;
+  /** A cursor from a previous page. @throws CoreError INVALID_REQUEST for one this service did not issue */
+  readonly after?: string | null;
+  readonly kind?: MediaKind;
+  readonly origin?: AssetOrigin;
+  /** Assets expired at this instant are left out. */
+  readonly now: Date;
+}
 
 export interface AssetRepository {
-  /** Stores a new asset record. */
+  /**
+   * Stores a new asset record. Takes the lock of its sha256 that `deleteBlobIfUnreferenced`
+   * takes: a record created while its bytes are being deleted waits until they are gone (the
+   * writer then commits its bytes again).
+   */
   create(asset: Asset): Promise<void>;
-  /** The asset, or null when no asset has that id (whoever owns it). */
+  /** The asset, or null when no asset has that id (whoever owns it; expired ones included). */
   get(id: string): Promise<Asset | null>;
-  /** Removes the record; true when it existed. Used to undo a half-finished write. */
+  /** Removes the record; true when it existed. */
   delete(id: string): Promise<boolean>;
   /** How many asset records point at these bytes. */
   countBySha256(sha256: string): Promise<number>;
+  /** The account's assets not expired at `now`, newest first (createdAt, then id). */
+  listByAccount(accountId: string, options: AssetListOptions): Promise<AssetPage>;
+  /**
+   * Restarts the retention clock of these uploads (a run uses them): sets `expiresAt` on those
+   * not expired at `now`. Returns how many it set.
+   */
+  renewUploads(ids: readonly string[], expiresAt: Date | null, now: Date): Promise<number>;
+  /** True when a queued, running or canceling run of the asset's owner has it among its inputs. */
+  usedByRunInFlight(asset: Asset): Promise<boolean>;
+  /** Assets expired at `now` (any account), oldest expiry first, at most `limit`. */
+  listExpired(now: Date, limit: number): Promise<Asset[]>;
+  /**
+   * Under the lock of this sha256 (see `create`): when no asset refers to these bytes, calls
+   * `remove` (which deletes them from the blob store) and returns true; otherwise returns false
+   * without calling it. An error of `remove` is rethrown.
+   */
+  deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean>;
 }
 
 export const ASSET_REPOSITORY = Symbol.for('runload.core.AssetRepository');

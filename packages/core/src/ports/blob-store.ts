@@ -36,6 +36,14 @@ export interface BlobStore {
   size(sha256: string): Promise<number | null>;
   /** Removes a committed blob; true when it existed. */
   delete(sha256: string): Promise<boolean>;
+  /**
+   * Removes staged bytes a killed process left behind: those untouched for `idleMs`. Only the
+   * server calls it, when it starts (never a CLI command: an upload may be in progress). Returns
+   * how many it removed.
+   */
+  removeAbandonedStaging(idleMs: number): Promise<number>;
+  /** The sha256 of every committed blob, in no particular order (the retention sweep looks for unreferenced ones). */
+  list(): AsyncIterable<string>;
 }
 
 export const BLOB_STORE = Symbol.for('runload.core.BlobStore');

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Asset } from '../domain/asset.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
-import { STORAGE_CONTRACT_PARENTS } from './run-repository.contract.js';
+import type { RunRepository } from '../ports/run-repository.js';
+import { aContractRun, STORAGE_CONTRACT_PARENTS } from './run-repository.contract.js';
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 654);
 
@@ -16,20 +17,25 @@ function anAsset(overrides: Partial<Asset> = {}): Asset {
     size: 1234,
     sha256: randomBytes(32).toString('hex'),
     createdAt: new Date(T),
+    origin: 'upload',
+    expiresAt: new Date(T + 7 * 86_400_000),
     ...overrides,
   };
 }
 
 export function describeAssetRepositoryContract(
   name: string,
-  setup: () => Promise<{ subject: AssetRepository; teardown?: () => Promise<void> }>,
+  /** `runs` is the run repository of the same storage (its runs' inputs decide `usedByRunInFlight`). */
+  setup: () => Promise<{ subject: AssetRepository; runs: RunRepository; teardown?: () => Promise<void> }>,
 ): void {
   describe(`AssetRepository contract: ${name}`, () => {
     let assets: AssetRepository;
+    let runs: RunRepository;
     let teardown: (() => Promise<void>) | undefined;
     beforeEach(async () => {
       const made = await setup();
       assets = made.subject;
+      runs = made.runs;
       teardown = made.teardown;
     });
     afterEach(async () => teardown?.());
@@ -42,6 +48,9 @@ export function describeAssetRepositoryContract(
       const a = anAsset({ filename: 'clip – final.mp4', contentType: 'video/mp4', size: 5_000_000_123 });
       await assets.create(a);
       expect(await assets.get(a.id)).to.deep.equal(a);
+      const kept = anAsset({ origin: 'output', expiresAt: null });
+      await assets.create(kept);
+      expect(await assets.get(kept.id)).to.deep.equal(kept);
     });
 
     it('refuses a second asset with the same id and keeps the first', async () => {
@@ -72,6 +81,92 @@ export function describeAssetRepositoryContract(
       expect(await assets.delete(a.id)).to.equal(false);
       expect(await assets.get(a.id)).to.equal(null);
       expect(await assets.get(b.id)).to.deep.equal(b);
+    });
+
+    it('lists the unexpired assets of an account newest first, page by page, filtered by kind and origin', async () => {
+      const mine = [
+        anAsset({ createdAt: new Date(T + 3000), contentType: 'image/png' }),
+        anAsset({ createdAt: new Date(T + 2000), contentType: 'video/mp4', origin: 'output' }),
+        anAsset({ createdAt: new Date(T + 2000), contentType: 'audio/wav', expiresAt: null }),
+        anAsset({ createdAt: new Date(T + 1000), contentType: 'image/webp', origin: 'output' }),
+      ];
+      const expired = anAsset({ createdAt: new Date(T + 4000), expiresAt: new Date(T + 5000) });
+      const other = anAsset({ accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] });
+      for (const a of [...mine, expired, other]) await assets.create(a);
+      const now = new Date(T + 5000);
+      const expected = [...mine].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((a) => a.id);
+      const first = await assets.listByAccount(mine[0]?.accountId ?? '', { limit: 3, now });
+      expect(first.assets.map((a) => a.id)).to.deep.equal(expected.slice(0, 3));
+      expect(first.nextCursor).to.be.a('string');
+      const second = await assets.listByAccount(mine[0]?.accountId ?? '', { limit: 3, now, after: first.nextCursor });
+      expect(second.assets.map((a) => a.id)).to.deep.equal(expected.slice(3));
+      expect(second.nextCursor).to.equal(null);
+      const accountId = mine[0]?.accountId ?? '';
+      expect((await assets.listByAccount(accountId, { limit: 10, now, kind: 'image' })).assets.map((a) => a.id)).to.deep.equal([mine[0]?.id, mine[3]?.id]);
+      expect((await assets.listByAccount(accountId, { limit: 10, now, origin: 'output' })).assets.map((a) => a.id)).to.deep.equal([mine[1]?.id, mine[3]?.id]);
+      expect((await assets.listByAccount(accountId, { limit: 10, now: new Date(T) })).assets.map((a) => a.id)).to.include(expired.id);
+    });
+
+    it('renews only uploads that have not expired', async () => {
+      const live = anAsset();
+      const expired = anAsset({ expiresAt: new Date(T) });
+      const output = anAsset({ origin: 'output' });
+      for (const a of [live, expired, output]) await assets.create(a);
+      const later = new Date(T + 30 * 86_400_000);
+      expect(await assets.renewUploads([live.id, expired.id, output.id, live.id], later, new Date(T + 1))).to.equal(1);
+      expect((await assets.get(live.id))?.expiresAt).to.deep.equal(later);
+      expect((await assets.get(expired.id))?.expiresAt).to.deep.equal(new Date(T));
+      expect((await assets.get(output.id))?.expiresAt).to.deep.equal(output.expiresAt);
+    });
+
+    it('knows when a queued, running or canceling run of the owner uses an asset, and not once it finished', async () => {
+      const a = anAsset();
+      const unused = anAsset();
+      await assets.create(a);
+      await assets.create(unused);
+      const run = aContractRun({ id: randomUUID(), inputs: { '1:image': a.id, '2:seed': 7 } });
+      await runs.create(run);
+      expect(await assets.usedByRunInFlight(a)).to.equal(true);
+      expect(await assets.usedByRunInFlight(unused)).to.equal(false);
+      await runs.update(run.id, { status: 'running' });
+      expect(await assets.usedByRunInFlight(a)).to.equal(true);
+      await runs.update(run.id, { status: 'succeeded', finishedAt: new Date(T + 1000) });
+      expect(await assets.usedByRunInFlight(a)).to.equal(false);
+    });
+
+    it('lists expired assets of every account, oldest expiry first', async () => {
+      const late = anAsset({ expiresAt: new Date(T + 2000) });
+      const early = anAsset({ expiresAt: new Date(T + 1000), accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] });
+      const live = anAsset({ expiresAt: new Date(T + 9000) });
+      const forever = anAsset({ expiresAt: null });
+      for (const a of [late, early, live, forever]) await assets.create(a);
+      expect((await assets.listExpired(new Date(T + 2000), 10)).map((a) => a.id)).to.deep.equal([early.id, late.id]);
+      expect((await assets.listExpired(new Date(T + 2000), 1)).map((a) => a.id)).to.deep.equal([early.id]);
+    });
+
+    it('removes bytes only when no record refers to them, and a record of those bytes created meanwhile waits for the removal', async () => {
+      const a = anAsset();
+      await assets.create(a);
+      let called = false;
+      expect(await assets.deleteBlobIfUnreferenced(a.sha256, async () => (called = true))).to.equal(false);
+      expect(called).to.equal(false);
+      await assets.delete(a.id);
+      const again = anAsset({ sha256: a.sha256 });
+      let createdAt = 0;
+      let removedAt = 0;
+      let creating: Promise<void> = Promise.resolve();
+      const removed = await assets.deleteBlobIfUnreferenced(a.sha256, async () => {
+        creating = assets.create(again).then(() => void (createdAt = performance.now()));
+        // Other work on the storage goes on meanwhile; the new record still waits.
+        await assets.get(a.id);
+        await assets.countBySha256(randomBytes(32).toString('hex'));
+        expect(createdAt, 'the record was created while the bytes were being removed').to.equal(0);
+        removedAt = performance.now();
+      });
+      await creating;
+      expect(removed).to.equal(true);
+      expect(createdAt).to.be.above(removedAt);
+      expect(await assets.get(again.id)).to.deep.equal(again);
     });
   });
 }

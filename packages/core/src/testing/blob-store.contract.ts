@@ -116,6 +116,21 @@ export function describeBlobStoreContract(name: string, setup: () => Promise<{ s
       expect((await readAll(await blobs.open(kept.sha256)))?.toString()).to.equal('kept');
     });
 
+    it('lists every committed blob once, and nothing staged or deleted', async () => {
+      const kept = await blobs.stage(chunks(Buffer.from('listed one')), { maxBytes: 100 });
+      await kept.commit();
+      const other = await blobs.stage(chunks(Buffer.from('listed two')), { maxBytes: 100 });
+      await other.commit();
+      const gone = await blobs.stage(chunks(Buffer.from('listed, then deleted')), { maxBytes: 100 });
+      await gone.commit();
+      await blobs.delete(gone.sha256);
+      const pending = await blobs.stage(chunks(Buffer.from('only staged')), { maxBytes: 100 });
+      const listed: string[] = [];
+      for await (const sha of blobs.list()) listed.push(sha);
+      await pending.discard();
+      expect(listed.sort()).to.deep.equal([kept.sha256, other.sha256].sort());
+    });
+
     it('deletes a committed blob once, and answers null for unknown or malformed hashes', async () => {
       const kept = await blobs.stage(chunks(Buffer.from('kept')), { maxBytes: 100 });
       await kept.commit();

@@ -1,12 +1,59 @@
-import type { Asset } from '../domain/asset.js';
-import type { AssetRepository } from '../ports/asset-repository.js';
+import { isExpired, mediaKindOf, type Asset } from '../domain/asset.js';
+import type { Run } from '../domain/run.js';
+import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
+import type { AssetListOptions, AssetPage, AssetRepository } from '../ports/asset-repository.js';
+
+const IN_FLIGHT = new Set(['queued', 'running', 'canceling']);
+
+function newestFirst(a: Asset, b: Asset): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
 
 export class InMemoryAssetRepository implements AssetRepository {
   private readonly rows = new Map<string, Asset>();
 
+  /** @param runs the runs whose inputs decide `usedByRunInFlight` (none when omitted) */
+  constructor(private readonly runs: { snapshot(): readonly Run[] } = { snapshot: () => [] }) {}
+
+  /** Per-sha256 locks: the tail of each chain of holders. */
+  private readonly locks = new Map<string, Promise<void>>();
+
   async create(asset: Asset): Promise<void> {
-    if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);
-    this.rows.set(asset.id, structuredClone(asset));
+    await this.locked(asset.sha256, async () => {
+      if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);
+      this.rows.set(asset.id, structuredClone(asset));
+    });
+  }
+
+  async listExpired(now: Date, limit: number): Promise<Asset[]> {
+    return [...this.rows.values()]
+      .filter((a) => isExpired(a, now))
+      .sort((a, b) => (a.expiresAt?.getTime() ?? 0) - (b.expiresAt?.getTime() ?? 0))
+      .slice(0, limit)
+      .map((a) => structuredClone(a));
+  }
+
+  async deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean> {
+    return this.locked(sha256, async () => {
+      if ((await this.countBySha256(sha256)) > 0) return false;
+      await remove();
+      return true;
+    });
+  }
+
+  private async locked<T>(sha256: string, work: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(sha256) ?? Promise.resolve();
+    let release = () => undefined as void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = before.then(() => mine);
+    this.locks.set(sha256, tail);
+    await before;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.locks.get(sha256) === tail) this.locks.delete(sha256);
+    }
   }
 
   async get(id: string): Promise<Asset | null> {
@@ -22,5 +69,35 @@ export class InMemoryAssetRepository implements AssetRepository {
     let n = 0;
     for (const row of this.rows.values()) if (row.sha256 === sha256) n += 1;
     return n;
+  }
+
+  async listByAccount(accountId: string, options: AssetListOptions): Promise<AssetPage> {
+    const after = options.after ? decodeRunCursor(options.after) : null;
+    const mine = [...this.rows.values()]
+      .filter((a) => a.accountId === accountId && !isExpired(a, options.now))
+      .filter((a) => !options.kind || mediaKindOf(a.contentType) === options.kind)
+      .filter((a) => !options.origin || a.origin === options.origin)
+      .filter((a) => !after || a.createdAt.getTime() < after.createdAtMs || (a.createdAt.getTime() === after.createdAtMs && a.id < after.id))
+      .sort(newestFirst);
+    const page = mine.slice(0, options.limit);
+    const last = page[page.length - 1];
+    return { assets: page.map((a) => structuredClone(a)), nextCursor: mine.length > options.limit && last ? encodeRunCursor(last) : null };
+  }
+
+  async renewUploads(ids: readonly string[], expiresAt: Date | null, now: Date): Promise<number> {
+    let n = 0;
+    for (const id of new Set(ids)) {
+      const row = this.rows.get(id);
+      if (!row || row.origin !== 'upload' || isExpired(row, now)) continue;
+      this.rows.set(id, { ...row, expiresAt });
+      n += 1;
+    }
+    return n;
+  }
+
+  async usedByRunInFlight(asset: Asset): Promise<boolean> {
+    return this.runs
+      .snapshot()
+      .some((r) => r.accountId === asset.accountId && IN_FLIGHT.has(r.status) && Object.values(r.inputs).some((v) => v === asset.id));
   }
 }

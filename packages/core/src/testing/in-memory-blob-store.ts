@@ -58,4 +58,13 @@ export class InMemoryBlobStore implements BlobStore {
   async delete(sha256: string): Promise<boolean> {
     return this.blobs.delete(sha256);
   }
+
+  async *list(): AsyncIterable<string> {
+    yield* [...this.blobs.keys()];
+  }
+
+  /** Staged bytes die with the process here: nothing can be left behind. */
+  async removeAbandonedStaging(): Promise<number> {
+    return 0;
+  }
 }

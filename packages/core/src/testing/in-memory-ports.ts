@@ -55,7 +55,7 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     accounts: new InMemoryAccountRepository(),
     apiKeys: new InMemoryApiKeyRepository(),
     appVersions: new InMemoryAppVersionRepository(),
-    assets: new InMemoryAssetRepository(),
+    assets: new InMemoryAssetRepository(runs),
     runs,
     blobs: new InMemoryBlobStore(),
     mediaTypes: new MagicBytesDetector(),

@@ -48,6 +48,11 @@ export class InMemoryRunRepository implements RunRepository {
     return this.rows.delete(id);
   }
 
+  /** Every run as it is now (the in-memory asset repository reads the inputs of runs in flight). */
+  snapshot(): readonly Run[] {
+    return [...this.rows.values()].map((r) => structuredClone(r));
+  }
+
   async listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage> {
     const after = options.after ? decodeRunCursor(options.after) : null;
     const mine = [...this.rows.values()]

@@ -6,6 +6,8 @@ export * from './in-memory-asset-repository.js';
 export * from './in-memory-run-repository.js';
 export * from './in-memory-gpu-ledger.js';
 export * from './in-memory-blob-store.js';
+export * from './in-memory-maintenance-lease.js';
+export { describeMaintenanceLeaseContract } from './maintenance-lease.contract.js';
 export { describeAccountRepositoryContract } from './account-repository.contract.js';
 export { describeApiKeyRepositoryContract } from './api-key-repository.contract.js';
 export { describeAppVersionRepositoryContract } from './app-version-repository.contract.js';

@@ -17,7 +17,8 @@ import type { IdempotencyHold, IdempotencyStore, StoredResponse } from '../ports
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { WorkSignal } from '../ports/work-signal.js';
-import { checkMediaInputs } from './check-media-inputs.js';
+import { checkMediaInputs, renewMediaInputs } from './check-media-inputs.js';
+import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 import type { Principal } from './principal.js';
 import { requireLiveAppVersion } from './require-live-app-version.js';
 import type { RunAdmission, RunLimitsView } from './run-admission.js';
@@ -54,6 +55,7 @@ export class CreateRun {
     private readonly ids: IdGenerator,
     private readonly idempotency: IdempotencyStore,
     private readonly webhooks: WebhookTransport,
+    private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
   /** @throws CoreError INVALID_REQUEST, APP_VERSION_NOT_FOUND, APP_DELETED, INVALID_INPUT, SERVICE_UNAVAILABLE, GPU_QUOTA_EXCEEDED, RATE_LIMITED */
@@ -68,7 +70,11 @@ export class CreateRun {
 
     const { account } = command.principal;
     const { values, problems } = checkInputs(version.inputs, request.inputs);
-    problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values)));
+    const now = this.clock.now();
+    problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values, now)));
+    if (problems.length === 0) {
+      problems.push(...(await renewMediaInputs(this.assets, version.inputs, values, expiryOf('upload', now, this.retention), now)));
+    }
     if (problems.length > 0) {
       const { message, details } = describeProblems(problems, version.id);
       throw new CoreError('INVALID_INPUT', message, { details });

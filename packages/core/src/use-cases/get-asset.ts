@@ -1,4 +1,5 @@
-import type { Asset } from '../domain/asset.js';
+import { isExpired, type Asset } from '../domain/asset.js';
+import type { Clock } from '../ports/clock.js';
 import { CoreError } from '../domain/errors.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
 import type { BlobStore, ByteRange } from '../ports/blob-store.js';
@@ -15,12 +16,13 @@ export class GetAsset {
   constructor(
     private readonly assets: AssetRepository,
     private readonly blobs: BlobStore,
+    private readonly clock: Clock,
   ) {}
 
-  /** The caller's asset. @throws CoreError ASSET_NOT_FOUND (also for another account's asset) */
+  /** The caller's unexpired asset. @throws CoreError ASSET_NOT_FOUND (also for another account's asset, or an expired one) */
   async execute(principal: Principal, assetId: string): Promise<Asset> {
     const asset = await this.assets.get(assetId);
-    if (!asset || asset.accountId !== principal.account.id) throw new CoreError('ASSET_NOT_FOUND', `Asset ${assetId} not found`);
+    if (!asset || asset.accountId !== principal.account.id || isExpired(asset, this.clock.now())) throw new CoreError('ASSET_NOT_FOUND', `Asset ${assetId} not found`);
     return asset;
   }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { mediaKindOf, sanitizeFilename, type Asset } from '../domain/asset.js';
+import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 import { outputAssetId } from '../domain/output-asset-id.js';
 import type { Run, RunError, RunOutput, RunProgress, RunStatus } from '../domain/run.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
@@ -42,6 +43,7 @@ export class RunLifecycle {
     private readonly ledger: GpuLedger,
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
+    private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
   /** queued → running at the backend's execution start. */
@@ -160,13 +162,8 @@ export class RunLifecycle {
 
   private async writeAsset(run: Run, id: string, file: OutputFile): Promise<Asset> {
     const staged = await this.blobs.stage(await file.open(), { maxBytes: MAX_OUTPUT_BYTES });
-    try {
-      await staged.commit();
-    } catch (error) {
-      await staged.discard();
-      throw error;
-    }
     const contentType = mediaKindOf(file.contentType) ? file.contentType : 'application/octet-stream';
+    const now = this.clock.now();
     const asset: Asset = {
       id,
       accountId: run.accountId,
@@ -174,9 +171,25 @@ export class RunLifecycle {
       contentType,
       size: staged.size,
       sha256: staged.sha256,
-      createdAt: this.clock.now(),
+      createdAt: now,
+      origin: 'output',
+      expiresAt: expiryOf('output', now, this.retention),
     };
-    await this.assets.create(asset);
+    // The record before the bytes, as for uploads (the retention sweep relies on that order).
+    try {
+      await this.assets.create(asset);
+    } catch (error) {
+      await staged.discard();
+      throw error;
+    }
+    try {
+      await staged.commit();
+    } catch (error) {
+      await staged.discard();
+      await this.assets.delete(id);
+      await this.assets.deleteBlobIfUnreferenced(asset.sha256, () => this.blobs.delete(asset.sha256));
+      throw error;
+    }
     return asset;
   }
 }

@@ -35,7 +35,9 @@ import { ConsumeGeneralLimit } from './consume-general-limit.js';
 import { CreateRun } from './create-run.js';
 import { DescribeAppVersion } from './describe-app-version.js';
 import { GetAccountOverview } from './get-account-overview.js';
+import { DeleteAsset } from './delete-asset.js';
 import { GetAsset } from './get-asset.js';
+import { ListAssets } from './list-assets.js';
 import { GetRun } from './get-run.js';
 import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
@@ -77,6 +79,8 @@ export interface RunloadApi {
   readonly cancelRun: CancelRun;
   readonly uploadAsset: UploadAsset;
   readonly getAsset: GetAsset;
+  readonly listAssets: ListAssets;
+  readonly deleteAsset: DeleteAsset;
   readonly describeAppVersion: DescribeAppVersion;
   readonly accountOverview: GetAccountOverview;
   readonly accounts: ManageAccounts;
@@ -92,17 +96,20 @@ export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
 export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): RunloadApi {
   const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
+  const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
   return {
     limits,
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
-    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport),
+    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention),
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
     cancelRun: new CancelRun(p.runs, p.workSignal, p.clock),
-    uploadAsset: new UploadAsset(p.blobs, p.mediaTypes, p.assets, p.clock, p.ids),
-    getAsset: new GetAsset(p.assets, p.blobs),
+    uploadAsset: new UploadAsset(p.blobs, p.mediaTypes, p.assets, p.clock, p.ids, limits.retention),
+    getAsset,
+    listAssets: new ListAssets(p.assets, p.clock),
+    deleteAsset: new DeleteAsset(p.assets, p.blobs, getAsset),
     describeAppVersion: new DescribeAppVersion(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids),

@@ -10,6 +10,7 @@ import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { MediaTypeDetector } from '../ports/media-type-detector.js';
+import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 
 export interface UploadAssetCommand {
   readonly accountId: string;
@@ -26,6 +27,7 @@ export class UploadAsset {
     private readonly assets: AssetRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
   /** @throws CoreError PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE; storage errors pass through */
@@ -37,6 +39,7 @@ export class UploadAsset {
       if (contentType === null || mediaKindOf(contentType) === null) {
         throw new CoreError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported file type: upload an image, video or audio file');
       }
+      const now = this.clock.now();
       const asset: Asset = {
         id: this.ids.uuid(),
         accountId: command.accountId,
@@ -44,17 +47,18 @@ export class UploadAsset {
         contentType,
         size: staged.size,
         sha256: staged.sha256,
-        createdAt: this.clock.now(),
+        createdAt: now,
+        origin: 'upload',
+        expiresAt: expiryOf('upload', now, this.retention),
       };
-      const { created } = await staged.commit();
-      committed = true;
+      // The record first, then the bytes: the retention sweep removes bytes only while no record
+      // refers to them, under a lock this write also takes (see SweepExpiredAssets).
+      await this.assets.create(asset);
       try {
-        await this.assets.create(asset);
+        await staged.commit();
+        committed = true;
       } catch (error) {
-        // Undo the new blob unless another asset already shares these bytes.
-        if (created && (await this.assets.countBySha256(staged.sha256).catch(() => 1)) === 0) {
-          await this.blobs.delete(staged.sha256);
-        }
+        await this.remove(asset);
         throw error;
       }
       return asset;
@@ -66,6 +70,6 @@ export class UploadAsset {
   /** Undoes a stored upload (the request turned out invalid afterwards): the record, and the bytes unless shared. */
   async remove(asset: Asset): Promise<void> {
     await this.assets.delete(asset.id);
-    if ((await this.assets.countBySha256(asset.sha256)) === 0) await this.blobs.delete(asset.sha256);
+    await this.assets.deleteBlobIfUnreferenced(asset.sha256, () => this.blobs.delete(asset.sha256));
   }
 }

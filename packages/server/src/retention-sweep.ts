@@ -1,0 +1,40 @@
+/** Runs the retention sweep every few minutes on a server (the lease lets one instance at a time do the work). */
+import { SweepExpiredAssets, type AssetRepository, type BlobStore, type Clock, type MaintenanceLease } from '@runload/core';
+import type { Logger } from './log.js';
+
+export interface RetentionSweep {
+  /** Stops the timer and waits for a sweep in progress. */
+  stop(): Promise<void>;
+}
+
+export function startRetentionSweep(
+  assets: AssetRepository,
+  blobs: BlobStore,
+  leases: MaintenanceLease,
+  clock: Clock,
+  options: { owner: string; everyMs: number; log: Logger },
+): RetentionSweep {
+  // The lease outlives a slow sweep, and expires soon enough for another instance to take over.
+  const sweep = new SweepExpiredAssets(assets, blobs, leases, clock, { owner: options.owner, leaseMs: Math.max(60_000, 3 * options.everyMs) });
+  let running: Promise<void> = Promise.resolve();
+  let busy = false;
+  const tick = () => {
+    if (busy) return; // a slow sweep is not joined by a second one of the same instance
+    busy = true;
+    running = sweep.run().then(
+      (report) => {
+        if (report && (report.assetsRemoved > 0 || report.blobsRemoved > 0)) options.log('info', 'retention sweep', { ...report });
+      },
+      (error: unknown) => options.log('warn', 'retention sweep failed; the next one retries', { error: String(error) }),
+    ).finally(() => (busy = false));
+  };
+  const timer = setInterval(tick, options.everyMs);
+  timer.unref();
+  tick();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
