@@ -12,6 +12,7 @@ export * from './domain/asset.js';
 export * from './domain/run.js';
 export * from './domain/limits.js';
 export * from './domain/workflow.js';
+export * from './domain/fair-share.js';
 export * from './domain/input-validation.js';
 
 export * from './ports/clock.js';
@@ -66,6 +67,7 @@ export * from './domain/run-cursor.js';
 export * from './domain/output-asset-id.js';
 export * from './use-cases/run-lifecycle.js';
 export * from './use-cases/dispatcher.js';
+export * from './use-cases/placement.js';
 export * from './use-cases/build-execution-job.js';
 export * from './use-cases/idempotent-requests.js';
 export * from './use-cases/webhook-worker.js';

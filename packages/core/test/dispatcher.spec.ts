@@ -334,10 +334,29 @@ describe('Dispatcher', () => {
     t.w.clock.advance(11_000);
     const again = t.make();
     await again.start();
-    console.log(t.logs, await t.w.ports.runs.get(run.id));
     const failed = await t.status(run.id, 'failed');
     expect(failed.error?.code).to.equal('RUN_TIMEOUT');
     await again.stop();
+  });
+
+  it('never starts a run past its queue time, even before a sweep expires it', async () => {
+    const t = await setup({ maxQueueSeconds: 4 });
+    await t.dispatcher.start();
+    const busy = await t.create();
+    await t.submitted(busy.id);
+    const late = await t.create();
+    // The backend frees up 4.2 s later, between two sweeps (one a minute here).
+    t.w.clock.advance(4200);
+    const fresh = await t.create();
+    const start = t.w.clock.nowMs();
+    t.executor.start(busy.id, start);
+    t.executor.succeed(busy.id, [], { startedAtMs: start, finishedAtMs: start + 10 });
+    await t.status(busy.id, 'succeeded');
+    // The fresh run, behind the late one in the queue, is sent: the late one was passed by.
+    await t.submitted(fresh.id);
+    expect(t.executor.job(late.id), 'the run past its queue time never reached the backend').to.equal(undefined);
+    expect((await t.w.ports.runs.get(late.id))?.status).to.equal('queued');
+    await t.dispatcher.stop();
   });
 
   it('a new dispatcher takes over runs whose dispatcher died, and settles those that finished meanwhile', async () => {

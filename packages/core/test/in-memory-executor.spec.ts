@@ -36,25 +36,24 @@ describeExecutorContract('in-memory', async () => {
 describe('InMemoryExecutor', () => {
   const job = (runId: string) => ({ runId, workflow: {}, inputs: {}, media: {} });
 
-  it('is healthy but offers no room by default, and keeps what is submitted queued', async () => {
+  it('is healthy by default, and keeps what is submitted queued', async () => {
     const executor = new InMemoryExecutor();
     expect((await executor.health()).available).to.equal(true);
-    expect(await executor.pickBackend()).to.equal(null);
     await executor.submit(IN_MEMORY_BACKEND, job('r1'));
     await new Promise((r) => setTimeout(r, 10));
     expect(await executor.inspect(IN_MEMORY_BACKEND, 'r1')).to.deep.equal({ state: 'queued', position: 0 });
   });
 
-  it('offers its backend when accepting, up to its depth', async () => {
+  it('offers its backend to placement while available, and lacks what it is told to', async () => {
     const executor = new InMemoryExecutor();
-    executor.accepting = true;
-    executor.depth = 1;
-    expect(await executor.pickBackend()).to.equal(IN_MEMORY_BACKEND);
-    await executor.submit(IN_MEMORY_BACKEND, job('r1'));
-    expect(await executor.pickBackend()).to.equal(null);
-    executor.start('r1', 1000);
-    executor.succeed('r1', [], { startedAtMs: 1000, finishedAtMs: 1500 });
-    expect(await executor.pickBackend()).to.equal(IN_MEMORY_BACKEND);
+    expect(executor.placement()).to.deep.equal([{ id: IN_MEMORY_BACKEND, foreignPrompts: 0 }]);
+    const work = { workflow: { '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sdxl.safetensors' } } }, inputs: {} };
+    expect(executor.missingEverywhere(work)).to.equal(null);
+    executor.missing.add('sdxl.safetensors');
+    expect(executor.lacks(IN_MEMORY_BACKEND, work)).to.equal('sdxl.safetensors');
+    expect(executor.missingEverywhere(work)).to.equal('no backend has sdxl.safetensors');
+    executor.available = false;
+    expect(executor.placement()).to.deep.equal([]);
   });
 
   it('reports scripted events in order, ending with one terminal event', async () => {

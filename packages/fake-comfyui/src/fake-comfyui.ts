@@ -30,6 +30,8 @@ export interface FakeComfyUIOptions {
   readonly version?: FakeVersion;
   /** Extra `/object_info` entries: served as given, accepted in prompts, run as no-ops. */
   readonly objectInfo?: Record<string, unknown>;
+  /** What this fake's `models/checkpoints` holds (listed by `/object_info` and `/models`); default the one v1.5 checkpoint. */
+  readonly checkpoints?: readonly string[];
 }
 
 export type { AcceptedPrompt };
@@ -58,7 +60,7 @@ export class FakeComfyUI {
     this.hostname = options.host ?? '127.0.0.1';
     this.port = options.port ?? 0;
     this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64' };
-    this.registry = new NodeRegistry(options.objectInfo ?? {});
+    this.registry = new NodeRegistry(options.objectInfo ?? {}, options.checkpoints);
     this.hub = new SocketHub(this.state, () => this.settings.version);
     this.worker = new FakeWorker(this.state, this.registry, {
       toClient: (sid, type, data) => sid !== undefined && this.hub.send(sid, type, data),
@@ -174,8 +176,8 @@ export class FakeComfyUI {
       if (path === '/object_info') return objectInfo(host, undefined, res);
       if (tail('/object_info/') !== undefined) return objectInfo(host, tail('/object_info/'), res);
       if (path === '/embeddings' || path === '/extensions') return sendJsonList(res);
-      if (path === '/models') return models(undefined, res);
-      if (tail('/models/') !== undefined) return models(tail('/models/'), res);
+      if (path === '/models') return models(host, undefined, res);
+      if (tail('/models/') !== undefined) return models(host, tail('/models/'), res);
       if (raw.startsWith('/internal/files/')) return internalFiles(host, decodeURIComponent(raw.slice('/internal/files/'.length)), res);
       if (this.settings.version === '2026' && /^\/api(\/api)?\/jobs$/.test(raw)) return listJobs(host, url, res);
       const job = /^\/api(?:\/api)?\/jobs\/([^/]+)$/.exec(raw);

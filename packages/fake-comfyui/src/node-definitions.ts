@@ -34,8 +34,10 @@ export const SAMPLERS = [
   'seeds_2', 'seeds_3', 'sa_solver', 'sa_solver_pece', 'ddim', 'uni_pc', 'uni_pc_bh2',
 ];
 export const SCHEDULERS = ['simple', 'sgm_uniform', 'karras', 'exponential', 'ddim_uniform', 'beta', 'normal', 'linear_quadratic', 'kl_optimal'];
-/** The one checkpoint the fake's `models/checkpoints` holds. */
+/** The one checkpoint the fake's `models/checkpoints` holds unless told otherwise. */
 export const CHECKPOINTS = ['v1-5-pruned-emaonly.safetensors'];
+/** Stands for the checkpoints of this fake (its option `checkpoints`) in a combo spec. */
+export const CHECKPOINT_LIST = '__CHECKPOINTS__';
 export const FILE_LIST = '__INPUT_FILES__';
 
 const SAVE_HIDDEN = { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO' };
@@ -119,7 +121,7 @@ export const NODE_DEFINITIONS: Record<string, NodeDefinition> = {
     output: [], display_name: 'Save Audio (FLAC)', python_module: 'comfy_extras.nodes_audio', category: 'audio', output_node: true,
   },
   CheckpointLoaderSimple: {
-    input: { required: { ckpt_name: [CHECKPOINTS, { tooltip: 'The name of the checkpoint (model) to load.' }] } },
+    input: { required: { ckpt_name: [CHECKPOINT_LIST, { tooltip: 'The name of the checkpoint (model) to load.' }] } },
     output: ['MODEL', 'CLIP', 'VAE'],
     output_tooltips: [
       'The model used for denoising latents.',

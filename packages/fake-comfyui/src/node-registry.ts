@@ -4,7 +4,7 @@
  * @module
  */
 import { GENERIC_BEHAVIOUR, NODE_BEHAVIOURS, type NodeBehaviour } from './node-behaviours.js';
-import { NODE_DEFINITIONS, type InputSpec } from './node-definitions.js';
+import { CHECKPOINTS, NODE_DEFINITIONS, type InputSpec } from './node-definitions.js';
 import { allObjectInfo, resolvedInputs } from './object-info.js';
 
 export interface NodeClass {
@@ -25,13 +25,17 @@ interface ExtraInfo {
 }
 
 export class NodeRegistry {
-  constructor(private readonly extra: Record<string, unknown> = {}) {}
+  constructor(
+    private readonly extra: Record<string, unknown> = {},
+    /** What this fake's `models/checkpoints` holds. */
+    readonly checkpoints: readonly string[] = CHECKPOINTS,
+  ) {}
 
   /** The class by name, with file combos listing `inputFiles`; undefined when unknown. */
   get(name: string, inputFiles: readonly string[] = []): NodeClass | undefined {
     const def = Object.hasOwn(NODE_DEFINITIONS, name) ? NODE_DEFINITIONS[name] : undefined;
     if (def) {
-      const input = resolvedInputs(name, def, inputFiles);
+      const input = resolvedInputs(name, def, inputFiles, this.checkpoints);
       return {
         name,
         required: input.required,
@@ -57,6 +61,6 @@ export class NodeRegistry {
 
   /** Everything `/object_info` serves. */
   objectInfo(inputFiles: readonly string[]): Record<string, unknown> {
-    return allObjectInfo(this.extra, inputFiles);
+    return allObjectInfo(this.extra, inputFiles, this.checkpoints);
   }
 }

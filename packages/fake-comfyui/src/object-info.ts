@@ -3,7 +3,7 @@
  * listing the input directory, and Python's big integers written exactly.
  * @module
  */
-import { FILE_LIST, I64_MAX, I64_MIN, NODE_DEFINITIONS, U64_MAX, type InputSpec, type NodeDefinition } from './node-definitions.js';
+import { CHECKPOINT_LIST, FILE_LIST, I64_MAX, I64_MIN, NODE_DEFINITIONS, U64_MAX, type InputSpec, type NodeDefinition } from './node-definitions.js';
 
 const BIG_INTEGERS: Record<string, string> = { [U64_MAX]: '18446744073709551615', [I64_MAX]: '9223372036854775807', [I64_MIN]: '-9223372036854775807' };
 
@@ -29,18 +29,19 @@ export function filesFor(className: string, inputFiles: readonly string[]): stri
   return inputFiles.filter((f) => pattern.some((p) => p.test(f))).sort();
 }
 
-function fillFiles(className: string, spec: InputSpec, inputFiles: readonly string[]): InputSpec {
+function fillFiles(className: string, spec: InputSpec, inputFiles: readonly string[], checkpoints: readonly string[]): InputSpec {
   const [type, options] = spec;
+  if (type === CHECKPOINT_LIST) return [[...checkpoints], ...(options ? [options] : [])];
   if (type === FILE_LIST) return [filesFor(className, inputFiles), ...(options ? [options] : [])];
   const opts = options as Record<string, unknown> | undefined;
   if (opts?.['options'] === FILE_LIST) return [type, { ...opts, options: filesFor(className, inputFiles) }];
   return spec;
 }
 
-/** A node's input specs with its file combos filled from the input directory. */
-export function resolvedInputs(className: string, def: NodeDefinition, inputFiles: readonly string[]): NodeDefinition['input'] {
+/** A node's input specs with its file combos filled from the input directory and its model folders. */
+export function resolvedInputs(className: string, def: NodeDefinition, inputFiles: readonly string[], checkpoints: readonly string[]): NodeDefinition['input'] {
   const fill = (group: Record<string, InputSpec>): Record<string, InputSpec> =>
-    Object.fromEntries(Object.entries(group).map(([name, spec]) => [name, fillFiles(className, spec, inputFiles)]));
+    Object.fromEntries(Object.entries(group).map(([name, spec]) => [name, fillFiles(className, spec, inputFiles, checkpoints)]));
   return {
     required: fill(def.input.required),
     ...(def.input.optional ? { optional: fill(def.input.optional) } : {}),
@@ -49,8 +50,8 @@ export function resolvedInputs(className: string, def: NodeDefinition, inputFile
 }
 
 /** One class's `/object_info` entry, keys in ComfyUI's order. */
-export function objectInfoEntry(className: string, def: NodeDefinition, inputFiles: readonly string[]): Record<string, unknown> {
-  const input = resolvedInputs(className, def, inputFiles);
+export function objectInfoEntry(className: string, def: NodeDefinition, inputFiles: readonly string[], checkpoints: readonly string[]): Record<string, unknown> {
+  const input = resolvedInputs(className, def, inputFiles, checkpoints);
   const order = Object.fromEntries(Object.entries(input).map(([group, specs]) => [group, Object.keys(specs as object)]));
   return {
     input,
@@ -69,7 +70,7 @@ export function objectInfoEntry(className: string, def: NodeDefinition, inputFil
 }
 
 /** Every class the fake knows: its own definitions plus the extra ones given as options (served as given). */
-export function allObjectInfo(extra: Record<string, unknown>, inputFiles: readonly string[]): Record<string, unknown> {
-  const own = Object.fromEntries(Object.entries(NODE_DEFINITIONS).map(([name, def]) => [name, objectInfoEntry(name, def, inputFiles)]));
+export function allObjectInfo(extra: Record<string, unknown>, inputFiles: readonly string[], checkpoints: readonly string[]): Record<string, unknown> {
+  const own = Object.fromEntries(Object.entries(NODE_DEFINITIONS).map(([name, def]) => [name, objectInfoEntry(name, def, inputFiles, checkpoints)]));
   return { ...own, ...extra };
 }

@@ -1,5 +1,6 @@
 /**
- * One ComfyUI server: health probe (and its version), load, submissions, cancel, downloads.
+ * One ComfyUI server: health probe (and its version), what placement needs (other clients'
+ * prompts, capabilities), load, submissions, cancel, downloads.
  * Where a run stands is read by the RunLocator; followed runs are kept by RunFollowers.
  * @module
  */
@@ -7,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
+import { BackendCapabilities } from './backend-capabilities.js';
 import { ComfyUiHttp, StreamedBody } from './comfyui-http.js';
 import { ComfyUiSocket } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
@@ -30,6 +32,8 @@ export interface BackendOptions {
 const MEDIA_SUBFOLDER = 'runload';
 const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 const PROBE_TIMEOUT_MS = 2000;
+/** How often a server's node classes and model lists are read again (besides after a reconnect). */
+const CAPABILITIES_REFRESH_MS = 3 * 60_000;
 
 export class ComfyUiBackend {
   healthy = false;
@@ -40,6 +44,11 @@ export class ComfyUiBackend {
   private readonly socket: ComfyUiSocket;
   private readonly locator: RunLocator;
   private readonly followers: RunFollowers;
+  /** What the server can run, from its `/object_info`; null until read. */
+  capabilities: BackendCapabilities | null = null;
+  /** Prompts other clients hold on the server (read from its `/queue` at each probe). */
+  foreignPrompts = 0;
+  private capabilitiesReadAtMs = 0;
   /** Prompts being sent now: not yet in the server's own count. */
   private submitting = 0;
 
@@ -50,7 +59,11 @@ export class ComfyUiBackend {
     this.http = new ComfyUiHttp(url, options.requestTimeoutMs);
     this.locator = new RunLocator(this.http);
     this.followers = new RunFollowers({ inspect: (id, hint) => this.locator.inspect(id, hint), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
-    this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.followers.onMessage(m), () => this.followers.confirmAll());
+    this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.followers.onMessage(m), () => {
+      this.followers.confirmAll();
+      // A reconnect may be a restart with other models: read them again.
+      this.capabilitiesReadAtMs = 0;
+    });
   }
 
   async probe(): Promise<void> {
@@ -61,10 +74,26 @@ export class ComfyUiBackend {
       this.detail = 'ok';
       this.version = typeof stats.system?.comfyui_version === 'string' ? stats.system.comfyui_version : null;
       this.socket.connect();
+      await this.readQueueAndCapabilities();
     } catch (error) {
       if (this.healthy) this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: (error as Error).message });
       this.healthy = false;
       this.detail = (error as Error).message;
+    }
+  }
+
+  /** Placement's view of the server: other clients' prompts always, its capabilities when stale. */
+  private async readQueueAndCapabilities(): Promise<void> {
+    const queue = await this.locator.queue();
+    this.foreignPrompts = [...queue.queue_running, ...queue.queue_pending].filter((t) => typeof t[3]?.['runload_run_id'] !== 'string').length;
+    const now = Date.now();
+    if (this.capabilities && now - this.capabilitiesReadAtMs < CAPABILITIES_REFRESH_MS) return;
+    try {
+      this.capabilities = new BackendCapabilities(await this.http.getJson('/object_info', this.options.requestTimeoutMs));
+      this.capabilitiesReadAtMs = now;
+    } catch (error) {
+      // The last capabilities known stay in use; the next probe tries again.
+      this.options.log('warn', 'could not read the capabilities of a ComfyUI backend', { backend: this.url, error: (error as Error).message });
     }
   }
 

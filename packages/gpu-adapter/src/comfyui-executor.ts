@@ -1,10 +1,13 @@
 /**
  * The Executor port over a pool of ComfyUI servers. Each server is probed in the background
- * (`GET /system_stats`); one that fails is unhealthy until it answers again.
+ * (`GET /system_stats`, then its `/queue` and, every few minutes or after a reconnect, its
+ * `/object_info`); one that fails is unhealthy until it answers again. The backends, their
+ * reachability, other clients' prompts and capabilities are the registry placement reads.
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import {
+  type BackendPlacement,
   CoreError,
   type ExecutionEvent,
   type ExecutionJob,
@@ -13,6 +16,7 @@ import {
   type ExecutorHealth,
   type FetchedOutput,
   type OutputRef,
+  type RunnableWork,
   type SubmitResult,
 } from '@runload/core';
 import { ComfyUiBackend, type Log } from './comfyui-backend.js';
@@ -21,8 +25,6 @@ export interface ComfyUiExecutorOptions {
   readonly urls: readonly string[];
   /** Our WebSocket client id; one per process. */
   readonly clientId?: string;
-  /** Prompts (running plus pending) a backend may hold before `pickBackend` passes it by; default 1 (idle only). */
-  readonly depth?: number;
   /** Health probe period; default 2000 ms. */
   readonly probeIntervalMs?: number;
   /** How often followed runs are confirmed against `/queue` and `/history`; default 2000 ms. */
@@ -33,11 +35,9 @@ export interface ComfyUiExecutorOptions {
 
 export class ComfyUiExecutor implements Executor {
   private readonly backends: Map<string, ComfyUiBackend>;
-  private readonly depth: number;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: ComfyUiExecutorOptions) {
-    this.depth = Math.max(1, options.depth ?? 1);
     const backendOptions = {
       clientId: options.clientId ?? `runload-${randomUUID()}`,
       requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
@@ -59,16 +59,26 @@ export class ComfyUiExecutor implements Executor {
     return { available: backends.some((b) => b.healthy), backends };
   }
 
-  async pickBackend(): Promise<string | null> {
-    const healthy = [...this.backends.values()].filter((b) => b.healthy);
-    // A backend whose load cannot be read now is passed by: it will be probed again.
-    const loads = await Promise.all(healthy.map((b) => b.load().catch(() => Number.POSITIVE_INFINITY)));
-    let best: { id: string; load: number } | null = null;
-    healthy.forEach((b, i) => {
-      const load = loads[i] ?? Number.POSITIVE_INFINITY;
-      if (load < this.depth && (!best || load < best.load)) best = { id: b.url, load };
-    });
-    return (best as { id: string } | null)?.id ?? null;
+  placement(): readonly BackendPlacement[] {
+    return [...this.backends.values()].filter((b) => b.healthy).map((b) => ({ id: b.url, foreignPrompts: b.foreignPrompts }));
+  }
+
+  lacks(backendId: string, work: RunnableWork): string | null {
+    const backend = this.backends.get(backendId);
+    if (!backend) return `backend ${backendId}`;
+    return backend.capabilities?.lacks(work) ?? null;
+  }
+
+  missingEverywhere(work: RunnableWork): string | null {
+    let missing: string | null = null;
+    for (const backend of this.backends.values()) {
+      // A backend not read yet may well have it.
+      if (!backend.capabilities) return null;
+      const lack = backend.capabilities.lacks(work);
+      if (lack === null) return null;
+      missing ??= lack;
+    }
+    return missing === null ? null : `no backend has ${missing}`;
   }
 
   async submit(backendId: string, job: ExecutionJob): Promise<SubmitResult> {

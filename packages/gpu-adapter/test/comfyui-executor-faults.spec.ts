@@ -1,7 +1,7 @@
 /**
  * The ComfyUI client when things go wrong or fast, on every version the fake imitates: every
  * socket message it follows, a socket that drops or goes silent mid-run, a backend that dies
- * before or after a run starts, cancel on a server shared with other clients, and room per backend.
+ * before or after a run starts, cancel on a server shared with other clients, and what placement sees of a backend.
  */
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
@@ -167,21 +167,24 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(history[foreignId]?.status?.status_str, 'the other prompt was not interrupted').to.equal('success');
     });
 
-    it('offers a backend only while it has room, counting prompts of other clients too', async () => {
-      expect(await executor.pickBackend()).to.equal(url);
+    it('offers a reachable backend to placement with the prompts other clients hold there, not its own', async () => {
+      await executor.probe();
+      expect(executor.placement()).to.deep.equal([{ id: url, foreignPrompts: 0 }]);
       fake.setExecutionMs(800);
-      const job = blur();
-      await executor.submit(url, job);
-      expect(await executor.pickBackend(), 'depth 1: busy').to.equal(null);
-      const deeper = new ComfyUiExecutor({ urls: [url], depth: 2, probeIntervalMs: 100 });
-      await deeper.probe();
-      expect(await deeper.pickBackend(), 'depth 2: room for one more').to.equal(url);
-      await deeper.close();
-      await follow(executor, url, job.runId).end;
-      expect(await executor.pickBackend(), 'idle again').to.equal(url);
+      const ours = blur();
+      await executor.submit(url, ours);
+      const foreign = await fetch(`${fake.url}/prompt`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: { ...TEXT_TO_IMAGE, '3': { ...TEXT_TO_IMAGE['3'], inputs: { ...TEXT_TO_IMAGE['3']?.inputs, seed: 777_777 } } }, client_id: 'someone-else' }),
+      });
+      expect(foreign.status).to.equal(200);
+      await executor.probe();
+      expect(executor.placement(), 'runload\'s own prompt is counted by the claims, not here').to.deep.equal([{ id: url, foreignPrompts: 1 }]);
+      await follow(executor, url, ours.runId).end;
       await fake.crash();
       await executor.probe();
-      expect(await executor.pickBackend(), 'unhealthy').to.equal(null);
+      expect(executor.placement(), 'unreachable').to.deep.equal([]);
     });
   });
 }

@@ -4,11 +4,12 @@
  * @module
  */
 import type { Knex } from 'knex';
-import { decodeRunCursor, encodeRunCursor, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard } from '@runload/core';
+import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard } from '@runload/core';
+import { claimNext, countStartingBefore } from './claim-statements.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { fromPatch, fromRun, toRun } from './run-row.js';
-import { ACTIVE_STATUSES, countQueuedAhead, estimateInFlight, insertRuns, selectRuns } from './run-statements.js';
+import { ACTIVE_STATUSES, estimateInFlight, insertRuns, selectRuns } from './run-statements.js';
 import { guarded } from './storage-errors.js';
 import { TickBatch } from './tick-batch.js';
 
@@ -28,7 +29,7 @@ export class KnexRunRepository implements RunRepository {
     this.reads = new TickBatch((ids) => selectRuns(db, ids));
     // A bad row (a duplicate id, say) fails only its own create.
     this.inserts = new TickBatch((runs) => insertRuns(db, runs), { maxItems: 50, isolateFailures: true });
-    this.positions = new TickBatch((runs) => countQueuedAhead(db, runs), { maxItems: 100 });
+    this.positions = new TickBatch((runs) => countStartingBefore(db, runs), { maxItems: 100 });
     this.estimates = new TickBatch((accounts) => estimateInFlight(db, accounts), { maxItems: 100 });
   }
 
@@ -93,6 +94,10 @@ export class KnexRunRepository implements RunRepository {
       const row = rawRows(result)[0];
       return row ? toRun(row) : null;
     });
+  }
+
+  claimNext(request: ClaimRequest): Promise<Run | null> {
+    return guarded(() => claimNext(this.db, request));
   }
 
   acquireLease(id: string, owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { ASSETS_RETENTION_MIGRATION } from './migration-assets-retention.js';
+import { DISPATCH_BACKENDS_MIGRATION } from './migration-dispatch-backends.js';
 import { GPU_USAGE_MONTHLY_MIGRATION } from './migration-gpu-usage-monthly.js';
 import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
 import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
@@ -101,6 +102,7 @@ const MIGRATIONS: readonly Migration[] = [
   },
   RUNS_IN_FLIGHT_MIGRATION,
   GPU_USAGE_MONTHLY_MIGRATION,
+  DISPATCH_BACKENDS_MIGRATION,
   INTEGRATIONS_MIGRATION,
   ASSETS_RETENTION_MIGRATION,
 ];

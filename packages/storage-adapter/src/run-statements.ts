@@ -28,24 +28,6 @@ export async function insertRuns(db: Knex, runs: readonly Run[]): Promise<void[]
   return runs.map(() => undefined);
 }
 
-/** For each run, how many queued runs are ahead of it (created earlier; ties by id). */
-export async function countQueuedAhead(db: Knex, runs: readonly Run[]): Promise<number[]> {
-  const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
-  const keys = unique.map(() => 'SELECT ? AS id, CAST(? AS BIGINT) AS created_at').join(' UNION ALL ');
-  const rows = rawRows(
-    await db.raw(
-      `SELECT k.id AS id,
-              (SELECT COUNT(*) FROM runs
-                WHERE runs.status = 'queued' AND runs.created_at <= k.created_at
-                  AND (runs.created_at < k.created_at OR runs.id < k.id)) AS n
-         FROM (${keys}) k`,
-      unique.flatMap((r) => [r.id, r.createdAt.getTime()]),
-    ),
-  );
-  const byId = new Map(rows.map((row) => [String(row['id']), Number(row['n'])]));
-  return runs.map((r) => byId.get(r.id) ?? 0);
-}
-
 /**
  * For each account, the estimated GPU-seconds of its runs in flight: per app version, the runs
  * in flight (counted by triggers in `runs_in_flight`) times the mean of the version's latest

@@ -47,19 +47,22 @@ describe('SQLite query plans of the hot queries', () => {
     }
     const plans: string[][] = [];
     for (const q of captured) {
+      // Transaction statements and the backends table of a claim are not the hot reads checked here.
+      if (!/\b(runs|gpu_charges)\b/.test(q.sql)) continue;
       const rows = (await t.db.raw(`EXPLAIN QUERY PLAN ${q.sql}`, q.bindings as Knex.RawBinding[])) as { detail: string }[];
       plans.push(rows.map((r) => r.detail));
     }
     return plans;
   }
 
-  function expectIndexed(plans: string[][]): void {
+  /** @param fairShare the order depends on the runs each account holds now: the waiting runs are sorted (never the history) */
+  function expectIndexed(plans: string[][], fairShare = false): void {
     expect(plans.length).to.be.greaterThan(0);
     for (const plan of plans) {
       const text = plan.join(' | ');
       expect(text, text).to.match(/SEARCH (runs|gpu_charges)/);
       expect(text, text).to.not.match(/\bSCAN (runs|gpu_charges)\b/);
-      expect(text, text).to.not.match(/TEMP B-TREE/);
+      if (!fairShare) expect(text, text).to.not.match(/TEMP B-TREE/);
     }
   }
 
@@ -72,6 +75,8 @@ describe('SQLite query plans of the hot queries', () => {
     }],
     ['queue position', () => runs.queuePosition(newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 150), inputs: {}, workflow: {} }))],
     ['claim the next queued run', () => runs.claimNextQueued('d', new Date(T + 10_000), new Date(T + 5_000))],
+    ['claim a run with a slot on a backend', () =>
+      runs.claimNext({ owner: 'd', leaseExpiresAt: new Date(T + 10_000), now: new Date(T + 5_000), queuedSince: new Date(T), backends: [{ id: 'gpu', capacity: 1 }], place: (_run, free) => free[0]?.id ?? null })],
     ['guarded update', () => runs.update(randomUUID(), { status: 'running' }, { status: ['queued'], leaseOwner: 'd' })],
     ['count active', () => runs.countActive(accountId)],
     ['GPU seconds in flight', () => runs.estimateInFlightGpuSeconds(accountId)],
@@ -81,7 +86,7 @@ describe('SQLite query plans of the hot queries', () => {
     it(`${name}: searches an index`, async () => {
       const plans = await plansOf(work);
       if (process.env['RUNLOAD_SHOW_PLANS']) console.log(name, JSON.stringify(plans));
-      expectIndexed(plans);
+      expectIndexed(plans, name === 'queue position' || name === 'claim a run with a slot on a backend');
     });
   }
 });

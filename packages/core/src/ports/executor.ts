@@ -13,6 +13,19 @@ export interface BackendHealth {
   readonly detail?: string;
 }
 
+/** A reachable backend as placement sees it. */
+export interface BackendPlacement {
+  readonly id: string;
+  /** Prompts on its queue that other clients put there (not runload's). */
+  readonly foreignPrompts: number;
+}
+
+/** What capability is judged on: the run's workflow with its inputs. */
+export interface RunnableWork {
+  readonly workflow: Workflow;
+  readonly inputs: RunInputs;
+}
+
 export interface ExecutorHealth {
   /** True when at least one backend can take work. */
   readonly available: boolean;
@@ -97,12 +110,20 @@ export interface Executor {
   /** The pool's current reachability; cheap (served from the last probe). */
   health(): Promise<ExecutorHealth>;
   /**
-   * A healthy backend with room for one more run, or null when none has room: room means the
-   * prompts it holds (running plus pending, whoever sent them) and those this executor is still
-   * sending there stay below the configured depth. Optional: without it, a caller picks from
-   * `health()` and counts its own runs.
+   * The reachable backends a run may be placed on now, each with the prompts other clients hold
+   * there (they count against its depth). Served from the last probe: no I/O.
    */
-  pickBackend?(): Promise<string | null>;
+  placement(): readonly BackendPlacement[];
+  /**
+   * What `backendId` lacks to run this work (by its last-read node classes and model lists), or
+   * null when it can run it. A backend whose capabilities are not known yet lacks nothing.
+   */
+  lacks(backendId: string, work: RunnableWork): string | null;
+  /**
+   * What no configured backend has for this work (`no backend has checkpoint x.safetensors`), or
+   * null when at least one can run it (or none has been read yet).
+   */
+  missingEverywhere(work: RunnableWork): string | null;
   /**
    * Uploads the media, applies the inputs (never changing `job.workflow`) and queues the prompt on
    * `backendId` under the run's id. A refusal of the prompt (validation) is `{ accepted: false }`

@@ -26,6 +26,38 @@ export interface RunUpdateGuard {
   readonly leaseOwner?: string;
 }
 
+/** A backend offered to a claim: how many runload prompts it may hold at most right now. */
+export interface SlotOffer {
+  readonly id: string;
+  /** The depth less the prompts other clients hold there. */
+  readonly capacity: number;
+}
+
+/** A backend with at least one free slot, as the claim's transaction sees it. */
+export interface FreeBackend {
+  readonly id: string;
+  /** Free slots: its capacity less the runs (of any instance) it holds now. */
+  readonly room: number;
+  /** The app version of the last run placed there (its models are probably loaded), or null. */
+  readonly lastAppVersionId: string | null;
+  /** When a run was last placed there (epoch ms), or null when never. */
+  readonly lastPlacedAtMs: number | null;
+}
+
+export interface ClaimRequest {
+  readonly owner: string;
+  readonly leaseExpiresAt: Date;
+  readonly now: Date;
+  /** Runs created before this are past their queue time: never claimed (the sweep expires them). */
+  readonly queuedSince: Date;
+  readonly backends: readonly SlotOffer[];
+  /**
+   * Chooses the backend for a candidate run among the free ones, or null to pass the run by (no
+   * capable backend has room). Called inside the claim's transaction: synchronous and quick.
+   */
+  place(run: Run, free: readonly FreeBackend[]): string | null;
+}
+
 export interface RunPage {
   readonly runs: Run[];
   /** Pass back as `after` for the next (older) page; null on the last page. */
@@ -46,7 +78,10 @@ export interface RunRepository {
   delete(id: string): Promise<boolean>;
   /** The account's runs, newest first (by createdAt, then id). `after` is a cursor from a previous page. */
   listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage>;
-  /** How many queued runs (of any account) were created before this one: its place in the queue, 0-based. */
+  /**
+   * How many queued runs start before this one in the claim order (fair share: an account's k-th
+   * queued run ranks by k plus its runs on a backend; ties by age): its place in the queue, 0-based.
+   */
   queuePosition(run: Run): Promise<number>;
   /**
    * Claims the oldest `queued` run with no backend whose lease is free (null or expired at `now`):
@@ -55,6 +90,14 @@ export interface RunRepository {
    * gives one run to two claimers.
    */
   claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date, backendId?: string): Promise<Run | null>;
+  /**
+   * Claims a queued run and reserves a slot for it on a backend, in one transaction that every
+   * instance serialises on: a backend never holds more runs (queued on it, running, canceling)
+   * than its offered capacity. Candidates come in fair-share order: accounts with the fewest runs
+   * on a backend first, then the oldest run; `place` picks the backend or passes a run by.
+   * Returns the claimed run (its lease and `backendId` set), or null when nothing fits.
+   */
+  claimNext(request: ClaimRequest): Promise<Run | null>;
   /**
    * Takes over the lease of a run that is not terminal when its lease is free or already `owner`'s;
    * returns the run with the new lease, or null.

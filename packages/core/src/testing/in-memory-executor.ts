@@ -1,6 +1,6 @@
 /**
- * A scripted backend in memory. By default it reports itself healthy, offers no room for
- * execution (`pickBackend` is null) and keeps whatever is submitted queued, so runs stay `queued`:
+ * A scripted backend in memory. By default it reports itself healthy, offers itself to placement
+ * and keeps whatever is submitted queued, so runs stay `queued`:
  * what tests and embedders of the public API need. A test moves runs with `start`, `executing`,
  * `progress`, `succeed`, `fail` or `forget`, or sets `autoRun` to have them succeed on their own.
  * @module
@@ -9,6 +9,7 @@ import { CoreError } from '../domain/errors.js';
 import type { RunError } from '../domain/run.js';
 import { CLAIM_LOST } from '../ports/executor.js';
 import type {
+  BackendPlacement,
   BackendTiming,
   ExecutionEvent,
   ExecutionJob,
@@ -17,6 +18,7 @@ import type {
   ExecutorHealth,
   FetchedOutput,
   OutputRef,
+  RunnableWork,
   SubmitResult,
   TerminalExecutionState,
 } from '../ports/executor.js';
@@ -47,10 +49,6 @@ export class InMemoryExecutor implements Executor {
   held = false;
   /** With autoRun: the next run fails at a node instead. */
   failNextRun = false;
-  /** Whether `pickBackend` offers the backend (autoRun implies it). */
-  accepting = false;
-  /** Runs queued or running here above which `pickBackend` offers nothing. */
-  depth = Number.POSITIVE_INFINITY;
   private readonly entries = new Map<string, Entry>();
   private readonly files = new Map<string, ScriptedOutput>();
 
@@ -58,10 +56,23 @@ export class InMemoryExecutor implements Executor {
     return { available: this.available, backends: [{ id: IN_MEMORY_BACKEND, url: 'memory:', healthy: this.available }] };
   }
 
-  async pickBackend(): Promise<string | null> {
-    if (!this.available || !(this.accepting || this.autoRun)) return null;
-    const busy = [...this.entries.values()].filter((e) => e.state.state === 'queued' || e.state.state === 'running').length;
-    return busy < this.depth ? IN_MEMORY_BACKEND : null;
+  /** Capabilities the backend lacks: a run using one of these strings anywhere in its workflow or inputs is refused. */
+  readonly missing = new Set<string>();
+
+  placement(): readonly BackendPlacement[] {
+    if (!this.available) return [];
+    return [{ id: IN_MEMORY_BACKEND, foreignPrompts: 0 }];
+  }
+
+  missingEverywhere(work: RunnableWork): string | null {
+    const lack = this.lacks(IN_MEMORY_BACKEND, work);
+    return lack === null ? null : `no backend has ${lack}`;
+  }
+
+  lacks(_backendId: string, work: RunnableWork): string | null {
+    const used = JSON.stringify([work.workflow, work.inputs]);
+    for (const thing of this.missing) if (used.includes(JSON.stringify(thing))) return thing;
+    return null;
   }
 
   async submit(_backendId: string, job: ExecutionJob): Promise<SubmitResult> {

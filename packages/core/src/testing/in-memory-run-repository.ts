@@ -1,5 +1,6 @@
 import { isTerminal, type Run } from '../domain/run.js';
-import type { RunPage, RunPatch, RunRepository, RunUpdateGuard } from '../ports/run-repository.js';
+import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard } from '../ports/run-repository.js';
+import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 
 /** Newest first: createdAt descending, then id descending. */
@@ -15,6 +16,8 @@ const ESTIMATE_WINDOW = 20;
 
 export class InMemoryRunRepository implements RunRepository {
   private readonly rows = new Map<string, Run>();
+  /** Per backend, the last run placed there (warm placement). */
+  private readonly placed = new Map<string, { lastAppVersionId: string; lastPlacedAtMs: number }>();
   // Integrations: the in-memory outbox records events in the same step as the change (as the SQL triggers do).
   private readonly changeListeners = new Set<(before: Run, after: Run) => void>();
 
@@ -66,9 +69,37 @@ export class InMemoryRunRepository implements RunRepository {
   }
 
   async queuePosition(run: Run): Promise<number> {
-    let n = 0;
-    for (const r of this.rows.values()) if (r.status === 'queued' && oldestFirst(r, run) < 0) n += 1;
-    return n;
+    const index = this.fairOrder().findIndex((r) => r.id === run.id);
+    return Math.max(0, index);
+  }
+
+  async claimNext(request: ClaimRequest): Promise<Run | null> {
+    const now = request.now;
+    const held = new Map<string, number>();
+    for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
+    const free: FreeBackend[] = request.backends
+      .map((b) => ({ id: b.id, room: b.capacity - (held.get(b.id) ?? 0), ...(this.placed.get(b.id) ?? { lastAppVersionId: null, lastPlacedAtMs: null }) }))
+      .filter((b) => b.room > 0);
+    if (free.length === 0) return null;
+    const candidates = this.fairOrder().filter((r) => leaseFree(r, now) && r.createdAt.getTime() >= request.queuedSince.getTime());
+    for (const candidate of candidates) {
+      const backendId = request.place(structuredClone(candidate), free);
+      if (backendId === null || !free.some((b) => b.id === backendId)) continue;
+      this.placed.set(backendId, { lastAppVersionId: candidate.appVersionId, lastPlacedAtMs: now.getTime() });
+      return this.update(candidate.id, { leaseOwner: request.owner, leaseExpiresAt: request.leaseExpiresAt, backendId });
+    }
+    return null;
+  }
+
+  /** Waiting runs (queued, on no backend) in the order they will start. */
+  private fairOrder(): Run[] {
+    const heldByAccount = new Map<string, number>();
+    const waiting: Run[] = [];
+    for (const r of this.rows.values()) {
+      if (holdsSlot(r)) heldByAccount.set(r.accountId, (heldByAccount.get(r.accountId) ?? 0) + 1);
+      else if (r.status === 'queued' && r.backendId === null) waiting.push(r);
+    }
+    return fairShareOrder(waiting, heldByAccount);
   }
 
   async claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date, backendId?: string): Promise<Run | null> {
@@ -150,6 +181,11 @@ export class InMemoryRunRepository implements RunRepository {
     if (finished.length === 0) return 0;
     return finished.reduce((sum, r) => sum + (r.metrics.gpuSeconds ?? 0), 0) / finished.length;
   }
+}
+
+/** Placed on a backend and not finished: it takes one of the backend's slots. */
+function holdsSlot(run: Run): boolean {
+  return run.backendId !== null && !isTerminal(run.status);
 }
 
 function leaseFree(run: Run, now: Date): boolean {

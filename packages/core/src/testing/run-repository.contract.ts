@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { CoreError } from '../domain/errors.js';
 import { newQueuedRun, type Run } from '../domain/run.js';
-import type { RunRepository } from '../ports/run-repository.js';
+import type { FreeBackend, RunRepository } from '../ports/run-repository.js';
 import { describeConcurrentRunCalls } from './run-repository-concurrency.contract.js';
 
 /**
@@ -215,13 +215,14 @@ export function describeRunRepositoryContract(
     });
 
     describe('queue', () => {
-      it('gives the place in the queue: queued runs of any account created strictly before, ties by id', async () => {
+      it('gives the place in the queue: the runs that start before it, by runs held per account, then age, then id', async () => {
         const ids = sortedIds(2);
         const [first, tieLow, tieHigh, , , last] = await store(
           queued(0),
           queued(1, { id: ids[0] as string }),
           queued(1, { id: ids[1] as string, accountId: OTHER_ACCOUNT }),
-          queued(2, { status: 'running', backendId: 'b' }),
+          // The other account holds one run on a backend: its waiting run ranks one lower.
+          queued(2, { status: 'running', backendId: 'b', accountId: OTHER_ACCOUNT }),
           queued(3, { status: 'canceled' }),
           queued(4),
         );
@@ -278,6 +279,70 @@ export function describeRunRepositoryContract(
         expect(got).to.have.length(20);
         expect(new Set(got)).to.deep.equal(new Set(made.map((r) => r.id)));
         for (const claim of claims) if (claim) expect((await runs.get(claim.id))?.leaseOwner).to.equal(claim.leaseOwner);
+      });
+
+      describe('claims with a slot on a backend', () => {
+        const first = (_run: Run, free: readonly FreeBackend[]) => free[0]?.id ?? null;
+        const claim = (owner: string, backends: readonly { id: string; capacity: number }[], place = first, queuedSince = at(-1000)) =>
+          runs.claimNext({ owner, leaseExpiresAt: at(200), now: at(100), queuedSince, backends, place });
+
+        it('never places more runs on a backend than its capacity, counting the runs of every owner', async () => {
+          await store(queued(0, { backendId: 'gpu-a', status: 'running', leaseOwner: 'elsewhere', leaseExpiresAt: at(300) }));
+          await store(...Array.from({ length: 5 }, (_, i) => queued(1 + i)));
+          const offers = [{ id: 'gpu-a', capacity: 2 }, { id: 'gpu-b', capacity: 1 }];
+          const placed = [await claim('d1', offers), await claim('d2', offers), await claim('d3', offers)];
+          expect(placed.map((r) => r?.backendId).slice(0, 2).sort()).to.deep.equal(['gpu-a', 'gpu-b']);
+          expect(placed[2], 'both backends are full').to.equal(null);
+          const claimed = placed[0] as Run;
+          expect(await runs.get(claimed.id)).to.deep.equal(claimed);
+          expect(claimed.leaseOwner).to.equal('d1');
+        });
+
+        it('fills backends to exactly their capacity under 30 concurrent claims', async () => {
+          await store(...Array.from({ length: 12 }, (_, i) => queued(i)));
+          const offers = [{ id: 'gpu-a', capacity: 3 }, { id: 'gpu-b', capacity: 2 }];
+          const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => claim(`d${i}`, offers, (_run, free) => free[i % free.length]?.id ?? null)));
+          const got = claims.flatMap((r) => (r ? [r] : []));
+          expect(new Set(got.map((r) => r.id)).size).to.equal(got.length);
+          const perBackend = (id: string) => got.filter((r) => r.backendId === id).length;
+          expect({ a: perBackend('gpu-a'), b: perBackend('gpu-b') }).to.deep.equal({ a: 3, b: 2 });
+        });
+
+        it('gives the next slot to the account with the fewest runs on a backend, ties to the oldest run; queue positions follow', async () => {
+          const many = await store(...Array.from({ length: 20 }, (_, i) => queued(i)));
+          const [late] = await store(queued(30, { accountId: OTHER_ACCOUNT }));
+          expect(await runs.queuePosition(late as Run), 'one run of the busy account goes first (older, tie on runs held)').to.equal(1);
+          expect(await runs.queuePosition(many[1] as Run)).to.equal(2);
+          expect(await runs.queuePosition(many[19] as Run)).to.equal(20);
+          const offers = [{ id: 'gpu-a', capacity: 100 }];
+          const order: string[] = [];
+          for (let i = 0; i < 3; i += 1) order.push(((await claim('d1', offers)) as Run).id);
+          expect(order).to.deep.equal([(many[0] as Run).id, (late as Run).id, (many[1] as Run).id]);
+        });
+
+        it('never claims a run past its queue time', async () => {
+          const [, fresh] = await store(queued(0), queued(10));
+          const offers = [{ id: 'gpu-a', capacity: 5 }];
+          expect((await claim('d1', offers, first, at(5)))?.id).to.equal((fresh as Run).id);
+          expect(await claim('d1', offers, first, at(5)), 'the older run waited past its queue time').to.equal(null);
+        });
+
+        it('passes by runs the placement refuses, and tells it the app version last placed on each backend', async () => {
+          const [, other] = await store(queued(0), queued(1, { appVersionId: OTHER_VERSION }));
+          const seen: FreeBackend[][] = [];
+          const onlyOther = (run: Run, free: readonly FreeBackend[]) => {
+            seen.push([...free]);
+            return run.appVersionId === OTHER_VERSION ? (free[0]?.id ?? null) : null;
+          };
+          // A backend name of its own: backends are remembered across runs.
+          const gpu = `gpu-${randomUUID()}`;
+          const offers = [{ id: gpu, capacity: 2 }];
+          expect((await claim('d1', offers, onlyOther))?.id).to.equal((other as Run).id);
+          expect(seen[0]?.[0]).to.deep.equal({ id: gpu, room: 2, lastAppVersionId: null, lastPlacedAtMs: null });
+          seen.length = 0;
+          expect(await claim('d1', offers, onlyOther)).to.equal(null);
+          expect(seen[0]?.[0]).to.deep.equal({ id: gpu, room: 1, lastAppVersionId: OTHER_VERSION, lastPlacedAtMs: at(100).getTime() });
+        });
       });
 
       it('lists queued runs created strictly before a time, oldest first, up to the limit', async () => {

@@ -1,5 +1,5 @@
 import { CoreError } from '../domain/errors.js';
-import type { ExecutionState, Executor, ExecutorHealth, FetchedOutput, SubmitResult } from '../ports/executor.js';
+import type { BackendPlacement, ExecutionState, Executor, ExecutorHealth, FetchedOutput, SubmitResult } from '../ports/executor.js';
 
 /** An executor with no reachable backend: run creation answers SERVICE_UNAVAILABLE. */
 export class UnavailableExecutor implements Executor {
@@ -7,6 +7,18 @@ export class UnavailableExecutor implements Executor {
 
   async health(): Promise<ExecutorHealth> {
     return { available: false, backends: [] };
+  }
+
+  placement(): readonly BackendPlacement[] {
+    return [];
+  }
+
+  lacks(): string | null {
+    return null;
+  }
+
+  missingEverywhere(): string | null {
+    return null;
   }
 
   async submit(): Promise<SubmitResult> {

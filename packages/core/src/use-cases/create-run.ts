@@ -87,6 +87,10 @@ export class CreateRun {
       });
     }
 
+    // A run no backend can run would only wait out its queue time: the operator's pool lacks something.
+    const missing = this.executor.missingEverywhere({ workflow: version.workflow, inputs: values });
+    if (missing) throw new CoreError('SERVICE_UNAVAILABLE', missing, { retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS });
+
     const admitted = await this.admission.admit(account);
     const run = newQueuedRun({
       id: this.ids.uuid(),

@@ -15,13 +15,14 @@ import type { ExecutionEvent, ExecutionState, Executor, TerminalExecutionState }
 import type { RunRepository } from '../ports/run-repository.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 import { buildExecutionJob } from './build-execution-job.js';
+import { placeRun } from './placement.js';
 import type { RunLifecycle } from './run-lifecycle.js';
 
 export interface DispatcherOptions {
   /** This dispatcher's lease owner name; stable across restarts of a single instance. */
   readonly owner: string;
   readonly leaseMs: number;
-  /** Runs a backend may hold at once (1 = only idle backends get work). */
+  /** Runs a backend may hold at once, across every instance (1 = only idle backends get work). */
   readonly depth: number;
   readonly maxQueueSeconds: number;
   readonly maxRunSeconds: number;
@@ -139,17 +140,6 @@ export class Dispatcher {
     return new Date(this.deps.clock.nowMs() + this.options.leaseMs);
   }
 
-  private async pickBackend(): Promise<string | null> {
-    const health = await this.deps.executor.health();
-    const load = new Map<string, number>();
-    // A run whose outcome is being stored no longer occupies its backend.
-    for (const t of this.tracked.values()) if (!t.finishing) load.set(t.backendId, (load.get(t.backendId) ?? 0) + 1);
-    const free = health.backends
-      .filter((b) => b.healthy && (load.get(b.id) ?? 0) < this.options.depth)
-      .sort((a, b) => (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0));
-    return free[0]?.id ?? null;
-  }
-
   private async pump(): Promise<void> {
     if (this.pumping) {
       this.pumpAgain = true;
@@ -160,11 +150,13 @@ export class Dispatcher {
       do {
         this.pumpAgain = false;
         while (!this.stopping) {
-          const backendId = await this.pickBackend();
-          if (!backendId) break;
-          // The claim names the backend before the prompt is sent, so a crash in between is resolved by asking that backend.
-          const run = await this.deps.runs.claimNextQueued(this.options.owner, this.leaseUntil(), this.deps.clock.now(), backendId);
-          if (!run) break;
+          // The claim reserves a slot on the backend it names (before the prompt is sent, so a
+          // crash in between is resolved by asking that backend), in one transaction shared by
+          // every instance.
+          if (this.offers().length === 0) break;
+          const run = await this.claim();
+          if (!run?.backendId) break;
+          const backendId = run.backendId;
           // Counted on its backend at once, and sent while the next run is claimed: a backend with
           // room for several runs gets them without waiting for each prompt's round trips in turn.
           const tracked = this.track(run.id, backendId);
@@ -174,6 +166,34 @@ export class Dispatcher {
     } finally {
       this.pumping = false;
     }
+  }
+
+  private claim(): Promise<Run | null> {
+    const { executor } = this.deps;
+    const now = this.deps.clock.nowMs();
+    return this.deps.runs.claimNext({
+      owner: this.options.owner,
+      leaseExpiresAt: this.leaseUntil(),
+      now: new Date(now),
+      // A run past its queue time is never started, even between two sweeps.
+      queuedSince: new Date(now - this.options.maxQueueSeconds * 1000),
+      backends: this.offers(),
+      place: (run, free) => placeRun(run, free, (backendId, r) => executor.lacks(backendId, r)),
+    });
+  }
+
+  /**
+   * The backends worth a claim. One that the runs followed here already fill has no room whatever
+   * other instances do, so it is left out: with every backend full no transaction is opened (a
+   * wake for each new run would otherwise cost one).
+   */
+  private offers(): { id: string; capacity: number }[] {
+    const mine = new Map<string, number>();
+    for (const t of this.tracked.values()) mine.set(t.backendId, (mine.get(t.backendId) ?? 0) + 1);
+    return this.deps.executor
+      .placement()
+      .map((b) => ({ id: b.id, capacity: this.options.depth - b.foreignPrompts }))
+      .filter((b) => (mine.get(b.id) ?? 0) < b.capacity);
   }
 
   private async dispatch(run: Run, tracked: Tracked): Promise<void> {

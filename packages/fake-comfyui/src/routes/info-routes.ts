@@ -2,11 +2,9 @@
 import type { ServerResponse } from 'node:http';
 import type { FakeHost } from '../fake-host.js';
 import { sendJson, sendNotFound } from '../http-util.js';
-import { CHECKPOINTS } from '../node-definitions.js';
 import { SERVER_FEATURES } from '../socket-hub.js';
 
 const RAM = 25276502016;
-const MODEL_FOLDERS: Record<string, string[]> = { checkpoints: CHECKPOINTS, loras: [], vae: [], upscale_models: [], embeddings: [] };
 
 export function systemStats(host: FakeHost, res: ServerResponse): void {
   const version = host.settings.version;
@@ -39,9 +37,10 @@ export function objectInfo(host: FakeHost, className: string | undefined, res: S
   sendJson(res, 200, Object.hasOwn(all, className) ? { [className]: all[className] } : {});
 }
 
-export function models(folder: string | undefined, res: ServerResponse): void {
-  if (folder === undefined) return sendJson(res, 200, Object.keys(MODEL_FOLDERS));
-  const files = Object.hasOwn(MODEL_FOLDERS, folder) ? MODEL_FOLDERS[folder] : undefined;
+export function models(host: FakeHost, folder: string | undefined, res: ServerResponse): void {
+  const folders: Record<string, readonly string[]> = { checkpoints: host.registry.checkpoints, loras: [], vae: [], upscale_models: [], embeddings: [] };
+  if (folder === undefined) return sendJson(res, 200, Object.keys(folders));
+  const files = Object.hasOwn(folders, folder) ? folders[folder] : undefined;
   if (!files) return sendNotFound(res);
   sendJson(res, 200, files);
 }

@@ -1,0 +1,165 @@
+/**
+ * The scheduling rules (CONTRACT 7) end to end: three server processes share one database (SQLite
+ * file, then PostgreSQL) and two fake ComfyUI servers configured apart (one also holds
+ * sdxl.safetensors), at depth 1. What is checked is what the fakes received.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { openDatabase } from '@runload/storage-adapter';
+import { startFakeComfyUI, type AcceptedPrompt, type FakeComfyUI } from '@runload/fake-comfyui';
+import { apiClient, type ApiClient } from './client.js';
+import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+
+const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
+const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
+if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=true needs RUNLOAD_TEST_PG_URL and RUNLOAD_TEST_REDIS_URL');
+
+const TEXT_TO_IMAGE = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/text-to-image.api.json'), 'utf8')) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+
+/** Text to image with this checkpoint, on a small canvas (the fake paints and encodes real PNGs). */
+function withCheckpoint(name: string, prefix: string) {
+  return {
+    ...TEXT_TO_IMAGE,
+    '4': { ...TEXT_TO_IMAGE['4'], inputs: { ckpt_name: name } },
+    '5': { ...TEXT_TO_IMAGE['5'], inputs: { width: 64, height: 64, batch_size: 1 } },
+    '9': { ...TEXT_TO_IMAGE['9'], inputs: { ...TEXT_TO_IMAGE['9']?.inputs, filename_prefix: prefix } },
+  };
+}
+
+/** The run id a prompt carries (runload marks every prompt it sends). */
+const runOf = (p: AcceptedPrompt) => String(p.extra_data['runload_run_id']);
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  (dialect === 'sqlite' || (pgUrl && redisUrl) ? describe : describe.skip)(`scheduling across three instances on ${dialect}`, function () {
+    this.timeout(120_000);
+    const data = tempDataDir();
+    const dbName = `runload_sched_${randomBytes(4).toString('hex')}`;
+    const admin = dialect === 'postgres' ? openDatabase({ url: pgUrl ?? null, dataDir: data.dir }) : null;
+    let withSdxl: FakeComfyUI;
+    let plain: FakeComfyUI;
+    let servers: ServerProcess[] = [];
+    let clients: { a: ApiClient; b: ApiClient }[] = [];
+    const apps: Record<string, string> = {};
+
+    before(async () => {
+      withSdxl = await startFakeComfyUI({ executionMs: 60, checkpoints: ['v1-5-pruned-emaonly.safetensors', 'sdxl.safetensors'] });
+      plain = await startFakeComfyUI({ executionMs: 60 });
+      // The tests poll many runs back to back with one key: the general limit is raised so they never meet it.
+      const limitsFile = path.join(data.dir, 'limits.json');
+      writeFileSync(limitsFile, JSON.stringify({ general_per_minute: 100_000 }));
+      const env: Record<string, string> = {
+        RUNLOAD_DATA_DIR: data.dir,
+        RUNLOAD_LIMITS_FILE: limitsFile,
+        RUNLOAD_COMFYUI_URLS: `${withSdxl.url},${plain.url}`,
+        RUNLOAD_DISPATCH_DEPTH: '1',
+        RUNLOAD_LEASE_SECONDS: '5',
+        RUNLOAD_LOG_LEVEL: 'silent',
+        ...(redisUrl ? { RUNLOAD_REDIS_URL: redisUrl } : {}),
+      };
+      if (admin) {
+        await admin.raw(`CREATE DATABASE ${dbName}`);
+        const url = new URL(pgUrl ?? '');
+        url.pathname = `/${dbName}`;
+        env['RUNLOAD_DATABASE_URL'] = url.toString();
+      }
+      await cliJson(['migrate'], env);
+      const keyOf = async (name: string) => {
+        const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', name, '--tier', 'ultra'], env);
+        return (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+      };
+      const [keyA, keyB] = [await keyOf('a'), await keyOf('b')];
+      // The last app was published while a server that had its checkpoint was in the pool; it is gone now.
+      const gone = await startFakeComfyUI({ checkpoints: ['missing.safetensors'] });
+      for (const [name, ckpt] of [['v15', 'v1-5-pruned-emaonly.safetensors'], ['other', 'v1-5-pruned-emaonly.safetensors'], ['sdxl', 'sdxl.safetensors'], ['missing', 'missing.safetensors']] as const) {
+        const file = path.join(data.dir, `${name}.json`);
+        writeFileSync(file, JSON.stringify(withCheckpoint(ckpt, name)));
+        const publishEnv = name === 'missing' ? { ...env, RUNLOAD_COMFYUI_URLS: gone.url } : env;
+        apps[name] = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', name, '--workflow', file, '--expose', '3:seed'], publishEnv)).app_version_id;
+      }
+      await gone.close();
+      servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
+      clients = servers.map((s) => ({ a: apiClient(s.url, keyA), b: apiClient(s.url, keyB) }));
+    });
+
+    after(async () => {
+      await Promise.all(servers.map((s) => s.stop('SIGTERM')));
+      for (const f of [withSdxl, plain]) await f?.close();
+      if (admin) {
+        await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        await admin.destroy();
+      }
+      data.remove();
+    });
+
+    let seed = 0;
+    const create = async (client: ApiClient, app: string) => {
+      seed += 1;
+      const res = await client.json<{ run_id: string }>('POST', `/api/v1/apps/${apps[app]}`, { inputs: { '3:seed': seed } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body.run_id;
+    };
+    const client = (i: number) => clients[i % 3] as { a: ApiClient; b: ApiClient };
+    const promptsOf = (ids: readonly string[]) => {
+      const set = new Set(ids);
+      return { sdxl: withSdxl.prompts.filter((p) => set.has(runOf(p))), plain: plain.prompts.filter((p) => set.has(runOf(p))) };
+    };
+
+    it('never puts a second prompt on a backend at depth 1, whichever of the three instances claims', async () => {
+      const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => create(client(i).a, i % 2 ? 'v15' : 'other')));
+      await Promise.all(ids.map((id, i) => client(i).a.waitFor(id, ['succeeded'], 60_000)));
+      for (const fake of [withSdxl, plain]) {
+        const held = fake.prompts.filter((p) => ids.includes(runOf(p))).sort((x, y) => x.received_at - y.received_at);
+        for (let i = 1; i < held.length; i += 1) {
+          const previous = held[i - 1] as AcceptedPrompt;
+          expect((held[i] as AcceptedPrompt).received_at, `prompt ${i} arrived before the one before it finished`).to.be.at.least(fake.finishedAt.get(previous.prompt_id) ?? Infinity);
+        }
+      }
+      const { sdxl, plain: other } = promptsOf(ids);
+      expect(sdxl.length + other.length).to.equal(12);
+    });
+
+    it('sends runs needing a model only to the backend that has it, and refuses an app no backend can run with 503', async () => {
+      const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => create(client(i).a, 'sdxl')));
+      await Promise.all(ids.map((id, i) => client(i).a.waitFor(id, ['succeeded'], 60_000)));
+      expect(promptsOf(ids).sdxl).to.have.length(6);
+      expect(promptsOf(ids).plain).to.have.length(0);
+      const refused = await client(0).a.json<{ error: { code: string; message: string } }>('POST', `/api/v1/apps/${apps['missing']}`, { inputs: {} });
+      expect(refused.status).to.equal(503);
+      expect(refused.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(refused.body.error.message).to.equal('no backend has checkpoint missing.safetensors');
+    });
+
+    it("does not delay another account's first run behind 20 queued runs of one account by more than one run", async () => {
+      const many: string[] = [];
+      for (let i = 0; i < 20; i += 1) many.push(await create(client(i).a, 'v15'));
+      const mine = await create(client(1).b, 'v15');
+      const createdAt = performance.timeOrigin + performance.now();
+      await client(1).b.waitFor(mine, ['succeeded'], 60_000);
+      const all = [...withSdxl.prompts, ...plain.prompts];
+      const mineAt = all.find((p) => runOf(p) === mine)?.received_at ?? Infinity;
+      const before = all.filter((p) => many.includes(runOf(p)) && p.received_at > createdAt && p.received_at < mineAt);
+      expect(before.length, 'runs of the busy account started after the other account queued and before its run').to.be.at.most(1);
+      await Promise.all(many.map((id, i) => client(i).a.waitFor(id, ['succeeded'], 60_000)));
+    });
+
+    it('keeps each of two app versions on its own backend whatever order they are created in', async () => {
+      const order = ['v15', 'other', 'other', 'v15', 'v15', 'other', 'v15', 'other', 'other', 'v15'];
+      const byApp: Record<string, string[]> = { v15: [], other: [] };
+      for (const [i, app] of order.entries()) {
+        const id = await create(client(i).a, app);
+        byApp[app]?.push(id);
+        await client(i).a.waitFor(id, ['succeeded'], 30_000);
+      }
+      const home = (ids: readonly string[]) => {
+        const { sdxl, plain: other } = promptsOf(ids);
+        return { sdxl: sdxl.length, plain: other.length };
+      };
+      const v15 = home(byApp['v15'] ?? []);
+      const other = home(byApp['other'] ?? []);
+      expect([v15.sdxl, v15.plain].sort(), 'the first version kept to one backend').to.deep.equal([0, 5]);
+      expect(other, 'the second version kept to the other one').to.deep.equal({ sdxl: v15.plain, plain: v15.sdxl });
+    });
+  });
+}
