@@ -30,6 +30,7 @@ export * from './ports/gpu-ledger.js';
 export * from './ports/executor.js';
 export * from './ports/node-catalog.js';
 export * from './ports/work-signal.js';
+export * from './ports/logger.js';
 export * from './ports/idempotency-store.js';
 export * from './ports/webhook-outbox.js';
 export * from './ports/webhook-secret-repository.js';

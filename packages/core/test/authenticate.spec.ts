@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { AUTH_CACHE_MS } from '@runload/core';
 import { codeOf, makeWorld } from './fixture.js';
 
 describe('Authenticate', () => {
@@ -27,13 +26,12 @@ describe('Authenticate', () => {
     const p = await w.principal();
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('OK');
     await w.api.accounts.suspend(p.account.id);
-    w.clock.advance(AUTH_CACHE_MS);
-    expect(AUTH_CACHE_MS).to.be.at.most(1000);
+    w.clock.advance(1000);
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('ACCOUNT_SUSPENDED');
     await w.api.accounts.unsuspend(p.account.id);
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('OK');
     await w.api.apiKeys.revoke(p.keyId);
-    w.clock.advance(AUTH_CACHE_MS);
+    w.clock.advance(1000);
     expect(await codeOf(w.api.authenticate.execute(p.apiKey, 'a'))).to.equal('INVALID_API_KEY');
   });
 

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult } from '@runload/core';
+import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
 import { BackendCapabilities } from './backend-capabilities.js';
 import { ComfyUiHttp, StreamedBody } from './comfyui-http.js';
@@ -18,7 +18,7 @@ import { partialRefusal, promptRefusal } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
 import { RunLocator } from './run-locator.js';
 
-export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+export type Log = Logger;
 
 export interface BackendOptions {
   readonly clientId: string;

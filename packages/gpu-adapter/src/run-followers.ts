@@ -5,7 +5,7 @@
  * never loses a run and a run that ended before anyone listened is still reported.
  * @module
  */
-import type { ExecutionEvent, ExecutionState } from '@runload/core';
+import type { ExecutionEvent, ExecutionState, Logger } from '@runload/core';
 import type { SocketMessage } from './comfyui-socket.js';
 import { RunProgress } from './run-progress.js';
 
@@ -29,7 +29,7 @@ export interface FollowerHooks {
   readonly inspect: (runId: string, options: { endAnnounced: boolean }) => Promise<ExecutionState>;
   /** The run id a socket message's prompt id belongs to. */
   readonly runIdOf: (promptId: string) => string;
-  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  readonly log: Logger;
 }
 
 /** Messages after which the history entry is (or is about to be) written. */

@@ -53,7 +53,7 @@ describe('media inputs uploaded to ComfyUI', function () {
       },
     });
     fake.setDelays({ upload: 0 });
-    expect(result.accepted, JSON.stringify(result)).to.be.a('boolean');
+    expect(result.accepted, JSON.stringify(result)).to.equal(true);
     expect(await pulledWhileHeld, 'MiB read from the blob store while the server held the upload').to.be.below(24);
     const stored = await fetch(`${fake.url}/view?filename=bbbbbbbb-0000-4000-8000-000000000001.png&subfolder=runload&type=input`);
     expect(stored.status).to.equal(200);

@@ -6,7 +6,7 @@
  */
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
-import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState } from '@runload/core';
+import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState, type Logger } from '@runload/core';
 import { clientAddress } from './client-address.js';
 import { isClientGone } from './client-gone.js';
 import { errorResponse, type ErrorResponse } from './error-response.js';
@@ -36,7 +36,7 @@ export interface RouteResult {
 export interface PipelineDeps {
   readonly api: RunloadApi;
   readonly trustedProxies: readonly string[];
-  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  readonly log: Logger;
   readonly requestId: () => string;
 }
 

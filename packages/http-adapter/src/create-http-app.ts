@@ -1,5 +1,5 @@
 /**
- * The HTTP API on h3: routes of CONTRACT 3 under `/api/v1`, `/healthz` at the root, and a
+ * The HTTP API on h3: routes of CONTRACT 3 under `/api/v1`, `/healthz` and `/metrics` at the root, and a
  * fallback that answers unknown routes (404) and wrong methods (405) in our error form.
  * @module
  */
@@ -11,6 +11,7 @@ import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteConte
 import { corsMiddleware } from './cors.js';
 import { registerDocumentationRoutes } from './documentation-routes.js';
 import { errorResponse, HttpError } from './error-response.js';
+import { requestTimer, type HttpMetrics } from './http-metrics.js';
 import { withoutBody } from './head-response.js';
 import { API_PREFIX } from './presenters.js';
 import { MAX_JSON_BYTES } from './read-json-body.js';
@@ -47,6 +48,8 @@ export interface HttpAppOptions {
   readonly requestId?: () => string;
   /** Browser origins allowed to call the API (`RUNLOAD_CORS_ORIGINS`); none by default. */
   readonly corsOrigins?: readonly string[];
+  /** Counts requests and serves `GET /metrics`; without it there is no `/metrics` route. */
+  readonly metrics?: HttpMetrics;
 }
 
 interface RouteDef {
@@ -99,6 +102,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const app = new H3({
     // A malformed escape in a path reaches our routes, where it names nothing (404), instead of h3's own 400.
     allowMalformedURL: true,
+    ...requestTimer(options.metrics),
     // The last net: whatever escapes the routes is answered in our form, never in h3's.
     onError: (error, event) => {
       const requestId = requestIdOf(event, deps);
@@ -129,12 +133,21 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
 
   registerDocumentationRoutes(app, { requestId: (event) => requestIdOf(event, deps) });
+  const metrics = options.metrics;
+  if (metrics) {
+    const serveMetrics = async (event: H3Event) => {
+      const { contentType, body } = await metrics.render();
+      return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'X-Request-Id': requestIdOf(event, deps) } });
+    };
+    app.get('/metrics', serveMetrics);
+    app.on('HEAD', '/metrics', async (event) => withoutBody(await serveMetrics(event)));
+  }
 
   const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;
     const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).flatMap((m) => (m.method === 'GET' ? ['GET', 'HEAD'] : [m.method])))];
-    if (path === '/healthz' || DOCUMENTATION_PATH.test(path)) allowed.push('GET', 'HEAD');
+    if (path === '/healthz' || DOCUMENTATION_PATH.test(path) || (metrics && path === '/metrics')) allowed.push('GET', 'HEAD');
     return allowed.length > 0
       ? new HttpError(405, 'METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${path}; use ${allowed.join(', ')}`, { Allow: allowed.join(', ') })
       : new HttpError(404, 'NOT_FOUND', `No route for ${event.req.method} ${path}`);

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRunloadApi, mergeLimits, type Executor, type Tier } from '@runload/core';
+import { createRunloadApi, mergeLimits, type Executor, type Logger, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
 import { createHttpApp, startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
@@ -51,7 +51,7 @@ export async function makeHarness(
     trustedProxies?: string[];
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
     corsOrigins?: string[];
-    log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+    log?: Logger;
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);

@@ -36,7 +36,7 @@ describe('HTTP uploads over the cap (node)', function () {
   let logged: { level: string; message: string; fields: Record<string, unknown> }[];
   beforeEach(async () => {
     logged = [];
-    h = await makeHarness('node', { maxUploadBytes: 1024 * 1024, log: (level, message, fields) => logged.push({ level, message, fields }) });
+    h = await makeHarness('node', { maxUploadBytes: 1024 * 1024, log: (level, message, fields = {}) => logged.push({ level, message, fields }) });
   });
   afterEach(async () => {
     expect(h.unsettledUploads(), 'uploads left unsettled').to.equal(0);

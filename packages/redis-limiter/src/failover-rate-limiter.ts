@@ -4,7 +4,7 @@
  * resume as soon as Redis answers again (checked in the background, never on a request).
  * @module
  */
-import type { LimitDecision, RateLimiter, WindowSpec } from '@runload/core';
+import type { LimitDecision, RateLimiter, WindowSpec, Logger } from '@runload/core';
 
 export interface FailoverOptions {
   /** How long a call may wait for Redis before the local limiter answers. */
@@ -13,7 +13,7 @@ export interface FailoverOptions {
   readonly recheckMs: number;
   /** Resolves when Redis answers. */
   readonly ping: () => Promise<unknown>;
-  readonly log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  readonly log: Logger;
 }
 
 export class FailoverRateLimiter implements RateLimiter {

@@ -1,10 +1,11 @@
 /**
- * The composition root: the only place that knows every adapter. Binds each core port token to
- * the adapter the configuration selects, and the use cases on top.
+ * The composition root: the only place that knows every adapter. Each adapter package brings
+ * its inversify module; the configuration picks which ones load; the runtime and everything it
+ * runs are resolved from the container, and shutdown deactivates them in order.
  * @module
  */
-import { Container } from 'inversify';
-import type { Database as Knex } from '@runload/storage-adapter';
+import path from 'node:path';
+import { Container, ContainerModule } from 'inversify';
 import {
   ACCOUNT_REPOSITORY,
   API_KEY_REPOSITORY,
@@ -17,6 +18,7 @@ import {
   GPU_LEDGER,
   ID_GENERATOR,
   LIMITS_CONFIG,
+  LOGGER,
   MEDIA_TYPE_DETECTOR,
   NODE_CATALOG,
   RandomIds,
@@ -27,73 +29,121 @@ import {
   WORK_SIGNAL,
   type Clock,
   type Executor,
-  type LimitsConfig,
-  type NodeCatalog,
-  type RateLimiter,
   type RunloadPorts,
-  type WorkSignal,
+  type RunRepository,
 } from '@runload/core';
-import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/testing';
-import { FileTypeMediaDetector } from '@runload/http-adapter';
-import {
-  KnexAccountRepository,
-  KnexApiKeyRepository,
-  KnexAppVersionRepository,
-  KnexAssetRepository,
-  KnexGpuLedger,
-  KnexRunRepository,
-} from '@runload/storage-adapter';
-import { integrationPorts, type IntegrationPorts } from './integrations.js';
+import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-process';
+import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
+import { gpuModule } from '@runload/gpu-adapter/module';
+import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
+import { FileTypeMediaDetector } from '@runload/media-detector';
+import { redisModule } from '@runload/redis-limiter/module';
+import type { Database } from '@runload/storage-adapter';
+import { DATABASE, storageModule } from '@runload/storage-adapter/module';
 import { blobStoreFor } from './blob-store-choice.js';
+import { integrationPorts, type IntegrationPorts } from './integrations.js';
 import type { RunloadConfig } from './config.js';
-import { CONFIG, DATABASE, PORTS } from './tokens.js';
+import { dispatcherModule } from './dispatcher-module.js';
+import { integrationsModule } from './integrations-module.js';
+import { retentionModule } from './retention-module.js';
+import { createLogger } from './log.js';
+import { createMetrics, type RunloadMetrics } from './metrics.js';
+import { runtimeModule } from './runtime-module.js';
+import { CONFIG, PORTS } from './tokens.js';
 
-/** Adapters chosen outside the container (they need I/O to build), or replaced by tests. */
-export interface ContainerParts {
-  readonly db: Knex;
-  readonly executor: Executor;
-  readonly nodeCatalog: NodeCatalog;
-  readonly limiter?: RateLimiter;
-  readonly workSignal?: WorkSignal;
+export interface ContainerOptions {
+  /** Start the dispatcher that sends runs to the backends (the server does; the CLI does not). */
+  readonly dispatch: boolean;
+  /** Tests replace the clock to control limit windows. */
   readonly clock?: Clock;
+  /** Tests and embedders may bring their own executor instead of the ComfyUI pool. */
+  readonly executor?: Executor;
   /** Integrations: whether webhooks may target private addresses (tests on loopback). */
   readonly webhookAllowPrivate?: boolean;
 }
 
-export function buildContainer(config: RunloadConfig, parts: ContainerParts): Container {
-  const c = new Container({ defaultScope: 'Singleton' });
-  c.bind<RunloadConfig>(CONFIG).toConstantValue(config);
-  c.bind<LimitsConfig>(LIMITS_CONFIG).toConstantValue(config.limits);
-  c.bind<Knex>(DATABASE).toConstantValue(parts.db);
-  c.bind(CLOCK).toConstantValue(parts.clock ?? new SystemClock());
-  c.bind(ID_GENERATOR).toConstantValue(new RandomIds());
+/** Each port by its name in `RunloadPorts`. */
+const PORT_TOKENS = {
+  accounts: ACCOUNT_REPOSITORY,
+  apiKeys: API_KEY_REPOSITORY,
+  appVersions: APP_VERSION_REPOSITORY,
+  assets: ASSET_REPOSITORY,
+  runs: RUN_REPOSITORY,
+  blobs: BLOB_STORE,
+  mediaTypes: MEDIA_TYPE_DETECTOR,
+  limiter: RATE_LIMITER,
+  gpuLedger: GPU_LEDGER,
+  executor: EXECUTOR,
+  nodeCatalog: NODE_CATALOG,
+  workSignal: WORK_SIGNAL,
+  clock: CLOCK,
+  ids: ID_GENERATOR,
+} as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
-  c.bind(ACCOUNT_REPOSITORY).toResolvedValue((db: Knex) => new KnexAccountRepository(db), [DATABASE]);
-  c.bind(API_KEY_REPOSITORY).toResolvedValue((db: Knex) => new KnexApiKeyRepository(db), [DATABASE]);
-  c.bind(APP_VERSION_REPOSITORY).toResolvedValue((db: Knex) => new KnexAppVersionRepository(db), [DATABASE]);
-  c.bind(ASSET_REPOSITORY).toResolvedValue((db: Knex) => new KnexAssetRepository(db), [DATABASE]);
-  c.bind(RUN_REPOSITORY).toResolvedValue((db: Knex) => new KnexRunRepository(db), [DATABASE]);
-  c.bind(GPU_LEDGER).toResolvedValue((db: Knex) => new KnexGpuLedger(db), [DATABASE]);
-  c.bind(BLOB_STORE).toConstantValue(blobStoreFor(config));
-  c.bind(MEDIA_TYPE_DETECTOR).toConstantValue(new FileTypeMediaDetector());
-  c.bind(RATE_LIMITER).toResolvedValue((clock: Clock) => parts.limiter ?? new InMemoryRateLimiter(clock), [CLOCK]);
-  c.bind(WORK_SIGNAL).toConstantValue(parts.workSignal ?? new InMemoryWorkSignal());
-  c.bind(EXECUTOR).toConstantValue(parts.executor);
-  c.bind(NODE_CATALOG).toConstantValue(parts.nodeCatalog);
+/** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */
+export const INTEGRATION_PORTS = Symbol.for('runload.server.IntegrationPorts');
 
-  const portTokens = [
-    ACCOUNT_REPOSITORY, API_KEY_REPOSITORY, APP_VERSION_REPOSITORY, ASSET_REPOSITORY, RUN_REPOSITORY, BLOB_STORE,
-    MEDIA_TYPE_DETECTOR, RATE_LIMITER, GPU_LEDGER, EXECUTOR, NODE_CATALOG, WORK_SIGNAL, CLOCK, ID_GENERATOR,
-  ] as const;
-  // Integrations (idempotency keys, webhooks): one constant, spread into the ports below.
-  const integrations: IntegrationPorts = integrationPorts(parts.db, { allowPrivate: parts.webhookAllowPrivate ?? config.webhookAllowPrivate });
-  c.bind(PORTS).toResolvedValue(
-    (...ports: unknown[]) => {
-      const [accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids] = ports;
-      return { accounts, apiKeys, appVersions, assets, runs, blobs, mediaTypes, limiter, gpuLedger, executor, nodeCatalog, workSignal, clock, ids, ...integrations } as RunloadPorts;
-    },
-    [...portTokens],
+/** What every configuration shares: configuration, clock, ids, logs, metrics, and the API on the ports. */
+function coreModule(config: RunloadConfig, options: ContainerOptions, metrics: RunloadMetrics): ContainerModule {
+  return new ContainerModule(({ bind, onActivation }) => {
+    bind(CONFIG).toConstantValue(config);
+    bind(LIMITS_CONFIG).toConstantValue(config.limits);
+    bind(CLOCK).toConstantValue(options.clock ?? new SystemClock());
+    bind(ID_GENERATOR).toConstantValue(new RandomIds());
+    bind(LOGGER).toConstantValue(createLogger('runload'));
+    bind(MEDIA_TYPE_DETECTOR).toConstantValue(new FileTypeMediaDetector());
+    bind(HTTP_METRICS).toConstantValue(metrics);
+    onActivation<RunRepository>(RUN_REPOSITORY, (_context, runs) => metrics.instrumentRuns(runs));
+    bind<IntegrationPorts>(INTEGRATION_PORTS)
+      .toResolvedValue((db: Database) => integrationPorts(db, { allowPrivate: options.webhookAllowPrivate ?? config.webhookAllowPrivate }), [DATABASE])
+      .inSingletonScope();
+    const names = Object.keys(PORT_TOKENS) as (keyof typeof PORT_TOKENS)[];
+    bind<RunloadPorts>(PORTS)
+      .toResolvedValue(
+        (integrations: IntegrationPorts, ...ports: unknown[]) => ({ ...Object.fromEntries(names.map((name, i) => [name, ports[i]])), ...integrations }) as unknown as RunloadPorts,
+        [INTEGRATION_PORTS, ...names.map((n) => PORT_TOKENS[n])],
+      )
+      .inSingletonScope();
+    bind(RUNLOAD_API).toResolvedValue((ports: RunloadPorts) => createRunloadApi(ports, config.limits), [PORTS]).inSingletonScope();
+  });
+}
+
+/** Limits and work notifications in this process: one instance, no Redis. */
+function inProcessModule(): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(RATE_LIMITER).toResolvedValue((clock: Clock) => new InMemoryRateLimiter(clock), [CLOCK]).inSingletonScope();
+    bind(WORK_SIGNAL).toConstantValue(new InMemoryWorkSignal());
+  });
+}
+
+/** An executor brought by a test or an embedder; node definitions still come from the configured backends. */
+function executorModule(executor: Executor, urls: readonly string[]): ContainerModule {
+  return new ContainerModule(({ bind, onDeactivation }) => {
+    bind(EXECUTOR).toConstantValue(executor);
+    onDeactivation<Executor>(EXECUTOR, (e) => e.close());
+    bind(NODE_CATALOG).toConstantValue(new ComfyUiNodeCatalog(urls, 3000));
+  });
+}
+
+export function buildContainer(config: RunloadConfig, options: ContainerOptions): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  const metrics = createMetrics({ db: () => container.getAsync(DATABASE), executor: () => container.getAsync(EXECUTOR) });
+  container.load(
+    coreModule(config, options, metrics),
+    storageModule({ url: config.databaseUrl, dataDir: config.dataDir }),
+    new ContainerModule(({ bind }) => void bind(BLOB_STORE).toConstantValue(blobStoreFor(config))),
+    config.redisUrl ? redisModule(config.redisUrl) : inProcessModule(),
+    options.executor ? executorModule(options.executor, config.comfyUiUrls) : gpuModule({ urls: config.comfyUiUrls, probe: options.dispatch }),
+    httpModule({
+      host: config.host,
+      port: config.port,
+      maxUploadBytes: config.maxUploadBytes,
+      uploadDir: path.join(config.dataDir, 'uploads'),
+      trustedProxies: config.trustedProxies,
+      corsOrigins: config.corsOrigins,
+    }),
+    runtimeModule(container),
   );
-  c.bind(RUNLOAD_API).toResolvedValue((ports: RunloadPorts) => createRunloadApi(ports, config.limits), [PORTS]);
-  return c;
+  if (options.dispatch) container.load(retentionModule(), dispatcherModule(), integrationsModule());
+  return container;
 }

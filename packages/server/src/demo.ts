@@ -1,17 +1,14 @@
 /**
  * `pnpm demo`: a fake ComfyUI and a runload server on a fresh data directory, an account, a key
  * and an app; then one run end to end, and the curl commands to do it yourself.
- * `pnpm demo --once` exits after the run (used as a smoke test).
+ * `pnpm demo --once` exits after the run (used as a smoke test), without the commands.
  * @module
  */
-import 'reflect-metadata';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { makePng } from '@runload/fake-comfyui';
 import { loadConfig } from './config.js';
-import { startServer } from './http-server.js';
-import { createLogger } from './log.js';
 import { openRuntime } from './runtime.js';
 
 const once = process.argv.includes('--once');
@@ -22,7 +19,7 @@ mkdirSync(root, { recursive: true });
 const fake = await startFakeComfyUI({ port: 0, executionMs: 800, progressSteps: 4 });
 const config = { ...loadConfig({ ...process.env, RUNLOAD_DATA_DIR: root, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_PORT: process.env['RUNLOAD_PORT'] ?? '0' }), host: '127.0.0.1' };
 const runtime = await openRuntime(config, { dispatch: true });
-const server = await startServer(runtime, config, createLogger('server'));
+const server = await runtime.listen();
 
 const account = await runtime.api.accounts.create('Demo user', 'plus');
 const { apiKey } = await runtime.api.apiKeys.create(account.id);
@@ -68,23 +65,22 @@ if (run.status !== 'succeeded' || !output) {
   writeFileSync(saved, bytes);
   say(`4. downloaded ${output.filename} (${bytes.length} bytes, PNG signature ${bytes.subarray(1, 4).toString('latin1') === 'PNG' ? 'ok' : 'missing'}) to ${saved}`);
 }
-say();
-say('Now by hand:');
-say(`  export KEY=${apiKey}`);
-say(`  curl -s -H "Authorization: Bearer $KEY" -F file=@${imagePath} ${base}/api/v1/assets`);
-say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/apps/${app.id}`);
-say(`  curl -s -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"inputs":{"1:image":"<asset_id>","2:blur_radius":4}}' ${base}/api/v1/apps/${app.id}`);
-say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/runs/<run_id>`);
-say(`  curl -s -H "Authorization: Bearer $KEY" -o out.png ${base}/api/v1/assets/<output asset_id>/content`);
-
 const stop = async () => {
-  await server.close(2000);
   await runtime.close();
   await fake.close();
 };
 if (once) {
   await stop();
 } else {
+  // The commands only help while the server is still there to answer them.
+  say();
+  say('Now by hand:');
+  say(`  export KEY=${apiKey}`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" -F file=@${imagePath} ${base}/api/v1/assets`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/apps/${app.id}`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"inputs":{"1:image":"<asset_id>","2:blur_radius":4}}' ${base}/api/v1/apps/${app.id}`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/api/v1/runs/<run_id>`);
+  say(`  curl -s -H "Authorization: Bearer $KEY" -o out.png ${base}/api/v1/assets/<output asset_id>/content`);
   say();
   say('Serving until Ctrl-C.');
   process.on('SIGINT', () => void stop().then(() => process.exit(0)));

@@ -40,11 +40,11 @@ export interface RunningIntegrations {
 export async function startIntegrations(
   ports: RunloadPorts,
   api: RunloadApi,
-  options: { owner: string; retryDelaysMs: readonly number[] | null; log: Logger },
+  options: { owner: string; retryDelaysMs: readonly number[] | null; log: Logger; onAttempt?: (outcome: string) => void },
 ): Promise<RunningIntegrations> {
   const webhooks = new WebhookWorker(
     { outbox: ports.webhookOutbox, transport: ports.webhookTransport, secrets: api.webhookSecrets, signal: ports.workSignal, clock: ports.clock },
-    { owner: options.owner, ...(options.retryDelaysMs ? { retryDelaysMs: options.retryDelaysMs } : {}), log: options.log },
+    { owner: options.owner, ...(options.retryDelaysMs ? { retryDelaysMs: options.retryDelaysMs } : {}), log: options.log, ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}) },
   );
   await webhooks.start();
   const purge = () => {

@@ -1,12 +1,31 @@
-/** Structured logs: one JSON object a line on stderr (stdout is kept for command output). */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/**
+ * The `Logger` port written by pino: one JSON object a line on stderr (stdout is kept for command
+ * output). `RUNLOAD_LOG_LEVEL` picks the level (`debug`, `info` (default), `warn`, `error`, `silent`).
+ * @module
+ */
+import { pino } from 'pino';
+import type { Logger } from '@runload/core';
 
-export type Logger = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
+export type { Logger, LogLevel } from '@runload/core';
 
-export function createLogger(component: string, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const quiet = process.env['RUNLOAD_LOG_LEVEL'] === 'silent';
-  return (level, message, fields = {}) => {
-    if (quiet || (level === 'debug' && process.env['RUNLOAD_LOG_LEVEL'] !== 'debug')) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, component, message, ...fields })}\n`);
-  };
+let root: pino.Logger | null = null;
+
+function rootLogger(): pino.Logger {
+  root ??= pino(
+    {
+      level: process.env['RUNLOAD_LOG_LEVEL'] || 'info',
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    // Synchronous, so the last lines before an exit are not lost.
+    pino.destination({ dest: 2, sync: true }),
+  );
+  return root;
+}
+
+/** A logger whose lines carry `component`. */
+export function createLogger(component: string): Logger {
+  const child = rootLogger().child({ component });
+  return (level, message, fields = {}) => child[level](fields, message);
 }

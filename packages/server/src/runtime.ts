@@ -1,36 +1,21 @@
 /**
- * A running runload: the database opened and migrated, the container built, the dispatcher
- * started (for the server), and what must be closed when it stops. The CLI and the server both
- * start here.
+ * A running runload, resolved from the container: the database opened and migrated, the
+ * dispatcher started (for the server), and a close that stops it all in order. The CLI and the
+ * server both start here.
  * @module
  */
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Container } from 'inversify';
-import { Dispatcher, RUNLOAD_API, RunLifecycle, SystemClock, type Clock, type Executor, type RunloadApi } from '@runload/core';
-import { startRetentionSweep, type RetentionSweep } from './retention-sweep.js';
-import { InMemoryRateLimiter } from '@runload/core/testing';
-import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
-import { createRedisClient, FailoverRateLimiter, RedisRateLimiter, RedisWorkSignal, type Redis } from '@runload/redis-limiter';
-import { checkDatabase, KnexMaintenanceLease, migrate, openDatabase, type Database } from '@runload/storage-adapter';
+import type { Executor, RunloadApi } from '@runload/core';
+import type { RunningHttpServer } from '@runload/http-adapter';
+import type { Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
-import { buildContainer } from './container.js';
-import { createLogger } from './log.js';
-import { PORTS } from './tokens.js';
-import { startIntegrations, type RunningIntegrations } from './integrations.js';
+import { buildContainer, type ContainerOptions } from './container.js';
+import { shutdown } from './shutdown.js';
+import { DISPATCHER, INTEGRATIONS, RETENTION_SWEEP, RUNTIME } from './tokens.js';
 
-/** Staged bytes untouched this long belong to a dead process (a live upload writes all the time). */
-export const ABANDONED_STAGING_MS = 24 * 3600 * 1000;
+export { ABANDONED_STAGING_MS } from './retention-module.js';
 
-export interface RuntimeOptions {
-  /** Start the dispatcher that sends runs to the backends (the server does; the CLI does not). */
-  readonly dispatch: boolean;
-  /** Tests replace the clock to control limit windows. */
-  readonly clock?: Clock;
-  /** Tests and embedders may bring their own executor. */
-  readonly executor?: Executor;
-}
+export type RuntimeOptions = ContainerOptions;
 
 export type HealthReport = {
   readonly ok: boolean;
@@ -48,124 +33,23 @@ export interface Runtime {
   /** Formidable's scratch directory, inside the data directory. */
   readonly uploadDir: string;
   health(): Promise<HealthReport>;
+  /** Starts the HTTP server where the configuration says (once; later calls return the same server). */
+  listen(): Promise<RunningHttpServer>;
   close(): Promise<void>;
 }
 
-function ownerName(config: RunloadConfig): string {
-  if (config.instanceId) return config.instanceId;
-  // One SQLite file serves one instance: a stable name lets a restarted server reclaim its runs at once.
-  return config.databaseUrl ? `instance-${randomUUID()}` : `local:${config.dataDir}`;
-}
-
 export async function openRuntime(config: RunloadConfig, options: RuntimeOptions): Promise<Runtime> {
-  const log = createLogger('runtime');
-  const db = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const container = buildContainer(config, options);
   try {
-    await migrate(db);
+    const runtime = await container.getAsync<Runtime>(RUNTIME);
+    if (options.dispatch) {
+      await container.getAsync(RETENTION_SWEEP);
+      await container.getAsync(DISPATCHER);
+      await container.getAsync(INTEGRATIONS);
+    }
+    return runtime;
   } catch (error) {
-    await db.destroy();
+    await shutdown(container).catch(() => undefined);
     throw error;
   }
-  const uploadDir = path.join(config.dataDir, 'uploads');
-  mkdirSync(uploadDir, { recursive: true });
-  const comfy = options.executor ? null : new ComfyUiExecutor({ urls: config.comfyUiUrls, log: createLogger('comfyui') });
-  const executor = options.executor ?? (comfy as ComfyUiExecutor);
-  if (comfy && options.dispatch) await comfy.probe();
-  const clock = options.clock ?? new SystemClock();
-  const redisClients: Redis[] = [];
-  let failover: FailoverRateLimiter | null = null;
-  let workSignal: RedisWorkSignal | null = null;
-  if (config.redisUrl) {
-    const redisLog = createLogger('redis');
-    const client = (timeout?: number) => {
-      const c = createRedisClient(config.redisUrl as string, timeout ? { commandTimeoutMs: timeout } : {});
-      c.on('error', (error: Error) => redisLog('warn', 'redis connection', { error: error.message }));
-      redisClients.push(c);
-      return c;
-    };
-    // A Redis that is down fails at once (no offline queue); the timeout only catches one that hangs,
-    // and is long enough that a busy Redis is never mistaken for a missing one.
-    const limits = client(2000);
-    failover = new FailoverRateLimiter(new RedisRateLimiter(limits), new InMemoryRateLimiter(clock), {
-      timeoutMs: 2000,
-      recheckMs: 1000,
-      ping: () => limits.ping(),
-      log: redisLog,
-    });
-    workSignal = new RedisWorkSignal(client(), client());
-  }
-  const container = buildContainer(config, {
-    db,
-    executor,
-    clock,
-    ...(failover ? { limiter: failover } : {}),
-    ...(workSignal ? { workSignal } : {}),
-    nodeCatalog: new ComfyUiNodeCatalog(config.comfyUiUrls, 3000),
-  });
-  const api = container.get<RunloadApi>(RUNLOAD_API);
-  const ports = container.get<PORTS>(PORTS);
-  let dispatcher: Dispatcher | null = null;
-  let sweep: RetentionSweep | null = null;
-  if (options.dispatch) {
-    sweep = startRetentionSweep(ports.assets, ports.blobs, new KnexMaintenanceLease(db), ports.clock, {
-      owner: ownerName(config),
-      everyMs: config.sweepSeconds * 1000,
-      log: createLogger('retention'),
-    });
-    // Only a starting server clears staging, and only what no live upload could still be writing.
-    const removed = await ports.blobs.removeAbandonedStaging(ABANDONED_STAGING_MS);
-    if (removed > 0) log('info', 'removed abandoned staged uploads', { removed });
-    const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock, config.limits.retention);
-    dispatcher = new Dispatcher(
-      { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
-      {
-        owner: ownerName(config),
-        leaseMs: config.leaseSeconds * 1000,
-        depth: config.dispatchDepth,
-        maxQueueSeconds: config.limits.max_queue_seconds,
-        maxRunSeconds: config.limits.max_run_seconds,
-        sweepMs: Math.min(2000, (config.leaseSeconds * 1000) / 3),
-        backendGraceMs: config.leaseSeconds * 1000,
-        log: createLogger('dispatcher'),
-      },
-    );
-    await dispatcher.start();
-  }
-  // Integrations: every serving instance delivers webhooks (events are leased, so each attempt is made once).
-  const integrations: RunningIntegrations | null = options.dispatch
-    ? await startIntegrations(ports, api, { owner: ownerName(config), retryDelaysMs: config.webhookRetryDelaysMs, log: createLogger('webhooks') })
-    : null;
-  let closed = false;
-  return {
-    api,
-    container,
-    db,
-    executor,
-    uploadDir,
-    async health() {
-      const [database, backends] = await Promise.all([checkDatabase(db), executor.health()]);
-      return {
-        ok: database.ok,
-        database,
-        limiter: failover ? failover.health() : { mode: 'in-process' },
-        backends,
-        dispatcher: { running: dispatcher !== null, in_flight: dispatcher?.inFlight() ?? 0 },
-      };
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await integrations?.stop().catch((error: unknown) => log('error', 'webhook worker did not stop cleanly', { error: String(error) }));
-      await sweep?.stop();
-      try {
-        await dispatcher?.stop();
-      } catch (error) {
-        log('error', 'dispatcher did not stop cleanly', { error: String(error) });
-      }
-      await executor.close();
-      failover?.close();
-      for (const c of redisClients) c.disconnect();
-      await db.destroy();
-    },
-  };
 }

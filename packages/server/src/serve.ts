@@ -6,12 +6,11 @@
 import type { RunloadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { openRuntime } from './runtime.js';
-import { startServer } from './http-server.js';
 
 export async function serve(config: RunloadConfig): Promise<void> {
   const log = createLogger('server');
   const runtime = await openRuntime(config, { dispatch: true });
-  const server = await startServer(runtime, config, log);
+  const server = await runtime.listen();
   process.stdout.write(`listening on ${server.url}\n`);
   log('info', 'listening', { url: server.url, database: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir });
 
@@ -21,7 +20,6 @@ export async function serve(config: RunloadConfig): Promise<void> {
     stopping = true;
     log('info', 'stopping', { signal });
     try {
-      await server.close();
       await runtime.close();
       log('info', 'stopped', {});
       process.exit(0);

@@ -24,14 +24,13 @@ describe('composition root with a fake clock', function () {
   before(async () => {
     const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0', RUNLOAD_MAX_UPLOAD_BYTES: '4096' }, REPO_ROOT);
     runtime = await openRuntime(config, { dispatch: false, clock, executor: new InMemoryExecutor() });
-    server = await startServer(runtime, config, () => undefined);
+    server = await startServer(runtime);
     const account = await runtime.api.accounts.create('Ada', 'starter');
     auth = { authorization: `Bearer ${(await runtime.api.apiKeys.create(account.id)).apiKey}` };
     appVersionId = (await runtime.api.apps.publish({ name: 'x', workflow: { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'a', images: ['2', 0] } } } })).id;
   });
 
   after(async () => {
-    await server.close(1000);
     await runtime.close();
     data.remove();
   });

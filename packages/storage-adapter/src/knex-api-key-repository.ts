@@ -44,6 +44,13 @@ export class KnexApiKeyRepository implements ApiKeyRepository {
     });
   }
 
+  listByAccount(accountId: string): Promise<ApiKey[]> {
+    return guarded(async () => {
+      const rows = await this.db('api_keys').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      return rows.map(toKey);
+    });
+  }
+
   revoke(id: string, at: Date): Promise<ApiKey | null> {
     return guarded(async () => {
       await this.db('api_keys')

@@ -9,6 +9,8 @@ export interface ApiKeyRepository {
   get(id: string): Promise<ApiKey | null>;
   /** Marks the key revoked at `at` (keeps an earlier revocation time); null when not found. */
   revoke(id: string, at: Date): Promise<ApiKey | null>;
+  /** Every key of the account, revoked ones included, oldest first; empty for an unknown account. */
+  listByAccount(accountId: string): Promise<ApiKey[]>;
 }
 
 export const API_KEY_REPOSITORY = Symbol.for('runload.core.ApiKeyRepository');

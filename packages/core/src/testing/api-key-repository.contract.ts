@@ -71,6 +71,18 @@ export function describeApiKeyRepositoryContract(
       expect((await keys.findByPrefix(key.prefix))?.revokedAt?.getTime()).to.equal(T + 5);
     });
 
+    it("lists an account's keys oldest first, revoked ones included, and no other account's", async () => {
+      const [first, second] = [aKey({ createdAt: new Date(1_000) }), aKey({ createdAt: new Date(2_000) })];
+      await keys.create(second);
+      await keys.create(first);
+      await keys.create(aKey({ accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] }));
+      await keys.revoke(first.id, new Date(3_000));
+      const listed = await keys.listByAccount(first.accountId);
+      expect(listed.map((k) => k.id)).to.deep.equal([first.id, second.id]);
+      expect(listed[0]?.revokedAt?.getTime()).to.equal(3_000);
+      expect(await keys.listByAccount(randomUUID())).to.deep.equal([]);
+    });
+
     it('returns null when revoking an unknown key', async () => {
       expect(await keys.revoke(randomUUID(), new Date(T))).to.equal(null);
     });

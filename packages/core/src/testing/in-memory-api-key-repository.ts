@@ -20,6 +20,13 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
     return row ? structuredClone(row) : null;
   }
 
+  async listByAccount(accountId: string): Promise<ApiKey[]> {
+    return [...this.rows.values()]
+      .filter((row) => row.accountId === accountId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      .map((row) => structuredClone(row));
+  }
+
   async revoke(id: string, at: Date): Promise<ApiKey | null> {
     const current = this.rows.get(id);
     if (!current) return null;

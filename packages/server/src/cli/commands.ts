@@ -77,6 +77,15 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
         text: `key ${issued.key.id} for account ${issued.key.accountId}\n${issued.apiKey}\n(shown once: store it now)`,
       };
     }
+    case 'keys list': {
+      const keys = (await api.apiKeys.list(flag(flags, 'account'))).map((k) => ({
+        key_id: k.id,
+        prefix: k.prefix,
+        created_at: k.createdAt.toISOString(),
+        revoked_at: k.revokedAt?.toISOString() ?? null,
+      }));
+      return { json: { keys }, text: keys.map((k) => `${k.key_id} rl_${k.prefix}_… created ${k.created_at}${k.revoked_at ? ` revoked ${k.revoked_at}` : ''}`).join('\n') };
+    }
     case 'keys revoke': {
       const key = await api.apiKeys.revoke(arg(rest, 0, 'KEY_ID'));
       return { json: { key_id: key.id, revoked: true }, text: `key ${key.id} revoked` };
@@ -107,7 +116,7 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
   }
 }
 
-export const USAGE = `usage: pnpm cli <command> [--json]
+export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec runload … or pnpm cli …)
 
   serve                                         start the HTTP server
   migrate                                       create or upgrade the database
@@ -115,6 +124,7 @@ export const USAGE = `usage: pnpm cli <command> [--json]
   accounts suspend ID | accounts unsuspend ID | accounts set-tier ID TIER | accounts list
   accounts webhook-secret ID [--rotate]        the secret that signs the account's webhooks
   keys create --account ID                      prints the API key (shown once)
+  keys list --account ID                        ids, prefixes, created, revoked (never secrets)
   keys revoke KEY_ID
   apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY]
   apps delete APP_VERSION_ID

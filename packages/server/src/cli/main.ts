@@ -3,7 +3,6 @@
  * to stdout; logs and errors go to stderr, errors with a non-zero exit.
  * @module
  */
-import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { CoreError } from '@runload/core';
 import { ConfigError, loadConfig } from '../config.js';

@@ -29,6 +29,12 @@ export class ManageApiKeys {
     return { key, apiKey: formatApiKey(prefix, secret) };
   }
 
+  /** The account's keys (never their secrets), oldest first. @throws CoreError ACCOUNT_NOT_FOUND */
+  async list(accountId: string): Promise<ApiKey[]> {
+    if (!(await this.accounts.get(accountId))) throw new CoreError('ACCOUNT_NOT_FOUND', `Account ${accountId} not found`);
+    return this.keys.listByAccount(accountId);
+  }
+
   /** Revocation is effective on the next request. @throws CoreError KEY_NOT_FOUND */
   async revoke(keyId: string): Promise<ApiKey> {
     const key = await this.keys.revoke(keyId, this.clock.now());

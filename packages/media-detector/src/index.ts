@@ -1,0 +1,1 @@
+export { FileTypeMediaDetector } from './file-type-media-detector.js';

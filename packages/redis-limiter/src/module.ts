@@ -1,0 +1,54 @@
+/**
+ * Limits, quotas and work notifications shared by every instance through Redis, as an inversify
+ * module. The limiter falls back to counting in this process while Redis is unreachable. On
+ * deactivation the limiter stops rechecking and each client disconnects.
+ * @module
+ */
+import { ContainerModule } from 'inversify';
+import { CLOCK, LOGGER, RATE_LIMITER, WORK_SIGNAL, type Clock, type Logger } from '@runload/core';
+import { InMemoryRateLimiter } from '@runload/core/in-process';
+import type { Redis } from 'ioredis';
+import { createRedisClient } from './create-redis-client.js';
+import { FailoverRateLimiter } from './failover-rate-limiter.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { RedisWorkSignal } from './redis-work-signal.js';
+
+export const REDIS_LIMITS_CLIENT = Symbol.for('runload.redis.LimitsClient');
+export const REDIS_PUBLISHER = Symbol.for('runload.redis.Publisher');
+export const REDIS_SUBSCRIBER = Symbol.for('runload.redis.Subscriber');
+
+export function redisModule(url: string): ContainerModule {
+  return new ContainerModule(({ bind, onDeactivation }) => {
+    const client = (token: symbol, commandTimeoutMs?: number) => {
+      bind<Redis>(token)
+        .toResolvedValue((log: Logger) => {
+          const c = createRedisClient(url, commandTimeoutMs ? { commandTimeoutMs } : {});
+          c.on('error', (error: Error) => log('warn', 'redis connection', { error: error.message }));
+          return c;
+        }, [LOGGER])
+        .inSingletonScope();
+      onDeactivation<Redis>(token, (c) => c.disconnect());
+    };
+    // A Redis that is down fails at once (no offline queue); the timeout only catches one that hangs,
+    // and is long enough that a busy Redis is never mistaken for a missing one.
+    client(REDIS_LIMITS_CLIENT, 2000);
+    client(REDIS_PUBLISHER);
+    client(REDIS_SUBSCRIBER);
+    bind(RATE_LIMITER)
+      .toResolvedValue(
+        (limits: Redis, clock: Clock, log: Logger) =>
+          new FailoverRateLimiter(new RedisRateLimiter(limits), new InMemoryRateLimiter(clock), {
+            timeoutMs: 2000,
+            recheckMs: 1000,
+            ping: () => limits.ping(),
+            log,
+          }),
+        [REDIS_LIMITS_CLIENT, CLOCK, LOGGER],
+      )
+      .inSingletonScope();
+    onDeactivation<FailoverRateLimiter>(RATE_LIMITER, (limiter) => limiter.close());
+    bind(WORK_SIGNAL)
+      .toResolvedValue((publisher: Redis, subscriber: Redis) => new RedisWorkSignal(publisher, subscriber), [REDIS_PUBLISHER, REDIS_SUBSCRIBER])
+      .inSingletonScope();
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The whole graph from the container, as `serve` builds it with Redis configured: every module
+ * resolves, the server answers `/healthz` and `/metrics`, and shutdown closes every connection.
+ */
+import { expect } from 'chai';
+import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { DISPATCHER, loadConfig, openRuntime, RUNTIME, type Runtime } from '@runload/server';
+import { REPO_ROOT, tempDataDir } from './processes.js';
+
+const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
+if (!redisUrl && process.env['CI'] === 'true') throw new Error('CI=true but RUNLOAD_TEST_REDIS_URL is not set');
+
+(redisUrl ? describe : describe.skip)('the composition root with every adapter', function () {
+  this.timeout(30_000);
+  const data = tempDataDir();
+  let fake: FakeComfyUI;
+  let runtime: Runtime;
+
+  before(async () => {
+    fake = await startFakeComfyUI({ port: 0 });
+    const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0', RUNLOAD_REDIS_URL: redisUrl, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'silent' }, REPO_ROOT);
+    runtime = await openRuntime(config, { dispatch: true });
+  });
+
+  after(async () => {
+    await runtime.close();
+    await fake.close();
+    data.remove();
+  });
+
+  it('resolves the runtime and the started dispatcher as singletons', async () => {
+    expect(await runtime.container.getAsync(RUNTIME)).to.equal(runtime);
+    const dispatcher = await runtime.container.getAsync<{ inFlight(): number }>(DISPATCHER);
+    expect(dispatcher.inFlight()).to.equal(0);
+    const health = await runtime.health();
+    expect(health.limiter.mode).to.equal('redis');
+    expect(health.dispatcher.running).to.equal(true);
+    expect(health.backends.available).to.equal(true);
+  });
+
+  it('serves /metrics in the Prometheus format without a key, counting requests by route', async () => {
+    const server = await runtime.listen();
+    expect((await fetch(`${server.url}/healthz`)).status).to.equal(200);
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^text\/plain/);
+    const body = await response.text();
+    expect(body).to.match(/runload_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1/);
+    expect(body).to.match(/runload_runs\{status="queued"\} 0/);
+    expect(body).to.match(new RegExp(`runload_backend_up\\{backend="${fake.url.replace(/[.]/g, '\\.')}"\\} 1`));
+    expect(body).to.contain('# TYPE runload_webhook_deliveries_total counter');
+    expect(body).to.contain('process_cpu_user_seconds_total');
+  });
+
+  it('closes in order on shutdown: the server stops answering and the database is destroyed', async () => {
+    const server = await runtime.listen();
+    const db = runtime.db;
+    await runtime.close();
+    let refused: unknown = null;
+    await fetch(`${server.url}/healthz`).catch((error: unknown) => (refused = error));
+    expect(refused, 'the HTTP server still answers').to.be.instanceOf(Error);
+    let destroyed: unknown = null;
+    await db.raw('select 1').catch((error: unknown) => (destroyed = error));
+    expect(destroyed, 'the database still answers').to.be.instanceOf(Error);
+    expect(runtime.container.isBound(RUNTIME)).to.equal(false);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The storage adapter as an inversify module: the database (opened and migrated when first
+ * resolved, destroyed on deactivation) and every repository on it. Load it with
+ * `container.load(storageModule(config))` and resolve with `getAsync`.
+ * @module
+ */
+import { ContainerModule } from 'inversify';
+import {
+  ACCOUNT_REPOSITORY,
+  API_KEY_REPOSITORY,
+  APP_VERSION_REPOSITORY,
+  ASSET_REPOSITORY,
+  BLOB_STORE,
+  GPU_LEDGER,
+  RUN_REPOSITORY,
+} from '@runload/core';
+import type { Knex } from 'knex';
+import { KnexAccountRepository } from './knex-account-repository.js';
+import { KnexApiKeyRepository } from './knex-api-key-repository.js';
+import { KnexAppVersionRepository } from './knex-app-version-repository.js';
+import { KnexAssetRepository } from './knex-asset-repository.js';
+import { KnexGpuLedger } from './knex-gpu-ledger.js';
+import { KnexRunRepository } from './knex-run-repository.js';
+import { LocalBlobStore } from './local-blob-store.js';
+import { migrate } from './migrations.js';
+import { openDatabase, type DatabaseConfig } from './open-database.js';
+
+/** The open, migrated knex instance. */
+export const DATABASE = Symbol.for('runload.storage.Database');
+
+async function openMigrated(config: DatabaseConfig): Promise<Knex> {
+  const db = openDatabase(config);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+export function storageModule(config: DatabaseConfig): ContainerModule {
+  return new ContainerModule(({ bind, onDeactivation }) => {
+    bind<Knex>(DATABASE).toResolvedValue(() => openMigrated(config)).inSingletonScope();
+    onDeactivation<Knex>(DATABASE, (db) => db.destroy());
+    const repository = <T>(token: symbol, make: (db: Knex) => T) =>
+      bind<T>(token).toResolvedValue(make, [DATABASE]).inSingletonScope();
+    repository(ACCOUNT_REPOSITORY, (db) => new KnexAccountRepository(db));
+    repository(API_KEY_REPOSITORY, (db) => new KnexApiKeyRepository(db));
+    repository(APP_VERSION_REPOSITORY, (db) => new KnexAppVersionRepository(db));
+    repository(ASSET_REPOSITORY, (db) => new KnexAssetRepository(db));
+    repository(RUN_REPOSITORY, (db) => new KnexRunRepository(db));
+    repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
+  });
+}
+
+/** Blobs in a directory (the data directory's `blobs/` for the server). */
+export function localBlobStoreModule(directory: string): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(BLOB_STORE).toConstantValue(new LocalBlobStore(directory));
+  });
+}
