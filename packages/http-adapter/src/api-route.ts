@@ -6,7 +6,7 @@
  */
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
-import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState, type Logger } from '@runload/core';
+import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState, type Logger, withFields } from '@runload/core';
 import { clientAddress } from './client-address.js';
 import { isClientGone } from './client-gone.js';
 import { errorResponse, type ErrorResponse } from './error-response.js';
@@ -16,6 +16,8 @@ export interface RouteContext {
   readonly event: H3Event;
   readonly principal: Principal;
   readonly requestId: string;
+  /** The request's logger: every line carries its request id, method and path. */
+  readonly log: Logger;
 }
 
 /** What a handler returns: a JSON body, or a byte stream. */
@@ -69,6 +71,7 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
   return async (event: H3Event): Promise<Response> => {
     const requestId = requestIdOf(event, deps);
+    const log = withFields(deps.log, { requestId, method: event.req.method, path: event.url.pathname });
     let windows: WindowState[] = [];
     let quota: GpuQuotaState | null = null;
     let principal: Principal | null = null;
@@ -90,32 +93,28 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
     try {
       principal = await deps.api.authenticate.execute(bearerToken(event), clientAddress(event, deps.trustedProxies));
       windows = [await deps.api.generalLimit.execute(principal)];
-      const result = await handler({ event, principal, requestId });
+      const result = await handler({ event, principal, requestId, log });
       if (result.windows) windows = [...windows, ...result.windows];
       if (result.quota) quota = result.quota;
       if (result.failure && result.failure.status >= 500) {
-        deps.log('error', 'request failed', { requestId, path: event.url.pathname, error: describeError(result.cause) });
+        log('error', 'request failed', { error: describeError(result.cause) });
       }
       if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return await finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
       if (isClientGone(error)) {
-        deps.log('info', 'client went away', { requestId, path: event.url.pathname });
+        log('info', 'client went away');
         return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
       }
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
       const response = errorResponse(error);
       if (response.status >= 500) {
-        deps.log(response.status === 500 ? 'error' : 'warn', 'request failed', {
-          requestId,
-          path: event.url.pathname,
-          error: describeError(error),
-        });
+        log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
       }
       try {
         return await finish(response.status, response.body, response.headers);
       } catch (secondary) {
-        deps.log('error', 'could not build the error response', { requestId, error: String(secondary) });
+        log('error', 'could not build the error response', { error: String(secondary) });
         return jsonResponse(response.status, response.body, { 'X-Request-Id': requestId, ...response.headers });
       }
     }

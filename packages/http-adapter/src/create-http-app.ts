@@ -80,7 +80,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     log: options.log ?? ((level, message, fields) => process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`)),
     requestId: options.requestId ?? randomUUID,
   };
-  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES, log: deps.log };
+  const upload = { maxUploadBytes: options.maxUploadBytes, uploadDir: options.uploadDir, multipartSlackBytes: MULTIPART_SLACK_BYTES };
   const maxJsonBytes = options.maxJsonBytes ?? MAX_JSON_BYTES;
   const routes: RouteDef[] = [
     { method: 'POST', path: '/assets', kind: 'plain', handler: (ctx) => idempotentUpload(ctx, api, () => uploadAssetRoute(ctx, api, upload)) },

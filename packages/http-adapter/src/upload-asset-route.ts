@@ -64,11 +64,7 @@ export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, optio
     : { ...uploadFailed(400), cause: new Error(`the body is not multipart/form-data (content-type: ${contentType.slice(0, 100) || 'none'})`) };
   // A refusal is the client's doing (info); a storage failure is logged with its stack by the pipeline.
   if (result.failure && result.failure.status < 500) {
-    options.log('info', 'upload refused', {
-      requestId: ctx.requestId,
-      status: result.failure.status,
-      reason: describe(result.cause),
-    });
+    ctx.log('info', 'upload refused', { status: result.failure.status, reason: describe(result.cause) });
   }
   return result;
 }

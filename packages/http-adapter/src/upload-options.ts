@@ -8,8 +8,6 @@ export interface UploadOptions {
   readonly uploadDir: string;
   /** Room for multipart boundaries and part headers on top of the file itself. */
   readonly multipartSlackBytes: number;
-  /** Where the reason of a refused upload goes (the client sees only the documented form). */
-  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
 }
 
 /** The default room for boundaries and part headers: small next to any sensible cap. */

@@ -12,3 +12,11 @@ export type Logger = (level: LogLevel, message: string, fields?: Record<string, 
 export const silentLogger: Logger = () => undefined;
 
 export const LOGGER = Symbol.for('runload.core.Logger');
+
+/**
+ * A logger whose every line carries `fields` (a request's id, say) under the line's own fields:
+ * one closure, so binding it per request costs nothing until a line is written.
+ */
+export function withFields(log: Logger, fields: Readonly<Record<string, unknown>>): Logger {
+  return (level, message, more) => log(level, message, more ? { ...fields, ...more } : fields);
+}
