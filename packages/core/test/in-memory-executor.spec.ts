@@ -40,6 +40,7 @@ describe('InMemoryExecutor', () => {
     const executor = new InMemoryExecutor();
     expect((await executor.health()).available).to.equal(true);
     await executor.submit(IN_MEMORY_BACKEND, job('r1'));
+    // Not synchronisation: ten times autoRun's 1 ms start, so an executor that ran runs unasked would show it here.
     await new Promise((r) => setTimeout(r, 10));
     expect(await executor.inspect(IN_MEMORY_BACKEND, 'r1')).to.deep.equal({ state: 'queued', position: 0 });
   });

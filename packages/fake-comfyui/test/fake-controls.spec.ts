@@ -14,6 +14,7 @@ describe('fake ComfyUI controls and node library', function () {
     await uploadProbe(fake);
     fake.pause();
     await post(fake, '/prompt', { prompt: GRAPH, prompt_id: 'held' });
+    // Not synchronisation: five times the 10 ms execution, in which a fake that ignored the pause would run it.
     await new Promise((r) => setTimeout(r, 50));
     const queue = (await (await fetch(`${fake.url}/queue`)).json()) as { queue_pending: unknown[][] };
     expect(queue.queue_pending.map((q) => q[1])).to.deep.equal(['held']);

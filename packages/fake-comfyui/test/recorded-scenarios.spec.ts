@@ -128,10 +128,12 @@ describe('fake ComfyUI against the v0.3.64 recordings', function () {
     const id = (res.json as { prompt_id: string }).prompt_id;
     expect(id).to.match(/^[0-9a-f-]{36}$/);
     for (let i = 0; i < 100 && (await call(fake, 'GET', `/history/${id}`)).text === '{}'; i += 1) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 50));
     const recordedId = recordedPromptId('no_client_id');
     const start = WS.findIndex((m) => m.data['prompt_id'] === recordedId) - 2;
     const recordedTypes = WS.slice(start, start + 5).map((m) => m.type);
+    // The socket's messages may trail the history entry: wait (with a deadline) until as many arrived as were recorded.
+    const deadline = Date.now() + 5000;
+    while (ws.messages.length - from < recordedTypes.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(ws.messages.slice(from).map((m) => m.type)).to.deep.equal(recordedTypes);
     const entry = ((await call(fake, 'GET', `/history/${id}`)).json as Record<string, { prompt: unknown[]; outputs: unknown }>)[id];
     expect(entry?.prompt[3]).to.deep.equal({});

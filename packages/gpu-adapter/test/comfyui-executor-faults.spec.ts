@@ -81,6 +81,7 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(await executor.submit(url, job)).to.deep.equal({ accepted: true });
       const { events, end } = follow(executor, url, job.runId);
       const last = await end;
+      // Not synchronisation: the window in which a second terminal event, which must not come, would arrive.
       await new Promise((r) => setTimeout(r, 100));
       expect(last.type === 'finished' && last.result.state).to.equal('succeeded');
       expect(events[0]?.type).to.equal('started');

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { CoreError, type ExecutionEvent, type ExecutionJob } from '@runload/core';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
+import { waitFor } from '@runload/core/testing';
 
 const WORKFLOW = {
   '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
@@ -177,7 +178,7 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       fake.failNextWith({ nodeId: '2', exceptionType: 'torch.OutOfMemoryError', message: 'out of memory' });
       const j = job();
       await executor.submit(fake.url, j);
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(async () => (await executor.inspect(fake.url, j.runId)).state === 'failed', 'the backend to fail the run before anyone listens');
       const { end } = collect(executor, fake.url, j.runId);
       const last = await end;
       expect(last.type === 'finished' && last.result.state).to.equal('failed');
@@ -196,7 +197,7 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       await executor.cancel(fake.url, waiting.runId);
       expect((await executor.inspect(fake.url, waiting.runId)).state).to.equal('unknown');
       const { end } = collect(executor, fake.url, running.runId);
-      await new Promise((r) => setTimeout(r, 200));
+      await waitFor(async () => (await executor.inspect(fake.url, running.runId)).state === 'running', 'the first run to start');
       await executor.cancel(fake.url, running.runId);
       const last = await end;
       expect(last.type === 'finished' && last.result.state).to.equal('interrupted');
@@ -207,7 +208,7 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       const j = job();
       await executor.submit(fake.url, j);
       const { end } = collect(executor, fake.url, j.runId);
-      await new Promise((r) => setTimeout(r, 150));
+      await waitFor(async () => (await executor.inspect(fake.url, j.runId)).state === 'running', 'the run to start before the backend crashes');
       await fake.crash();
       await executor.probe();
       expect((await executor.health()).available).to.equal(false);

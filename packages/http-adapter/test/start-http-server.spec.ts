@@ -4,9 +4,11 @@ import http from 'node:http';
 import { H3 } from 'h3';
 import { startHttpServer, toNodeListener } from '@runload/http-adapter';
 
-function slowApp(release: Promise<void>): H3 {
+/** `/slow` answers once `release` settles; `arrived` is told when the request reached the handler. */
+function slowApp(release: Promise<void>, arrived: () => void = () => undefined): H3 {
   const app = new H3();
   app.get('/slow', async () => {
+    arrived();
     await release;
     return { done: true };
   });
@@ -37,18 +39,19 @@ describe('startHttpServer', () => {
 
   it('stops accepting at close but finishes the request in flight', async () => {
     let release: () => void = () => undefined;
-    const server = await startHttpServer(slowApp(new Promise<void>((r) => (release = r))), { host: '127.0.0.1', port: 0 });
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((r) => (arrived = r));
+    const server = await startHttpServer(slowApp(new Promise<void>((r) => (release = r)), arrived), { host: '127.0.0.1', port: 0 });
     const inFlight = get(`${server.url}/slow`);
-    await new Promise((r) => setTimeout(r, 50));
+    await reached;
     let closed = false;
     const closing = server.close(5000).then(() => (closed = true));
-    await new Promise((r) => setTimeout(r, 50));
-    expect(closed, 'close waits for the request in flight').to.equal(false);
     const refused = await get(`${server.url}/fast`).then(
       () => 'answered',
       (error: NodeJS.ErrnoException) => error.code,
     );
     expect(refused).to.equal('ECONNREFUSED');
+    expect(closed, 'close waits for the request in flight').to.equal(false);
     release();
     expect(await inFlight).to.deep.equal({ status: 200, body: '{"done":true}' });
     await closing;
@@ -56,12 +59,14 @@ describe('startHttpServer', () => {
   });
 
   it('cuts what is still running once the grace period is over', async () => {
-    const server = await startHttpServer(slowApp(new Promise<void>(() => undefined)), { host: '127.0.0.1', port: 0 });
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((r) => (arrived = r));
+    const server = await startHttpServer(slowApp(new Promise<void>(() => undefined), arrived), { host: '127.0.0.1', port: 0 });
     const inFlight = get(`${server.url}/slow`).then(
       () => 'answered',
       (error: NodeJS.ErrnoException) => error.code,
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await reached;
     await server.close(100);
     expect(await inFlight).to.equal('ECONNRESET');
   });

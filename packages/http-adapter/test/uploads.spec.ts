@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { leftovers, makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
+import { waitFor } from '@runload/core/testing';
 
 function form(parts: { name: string; filename?: string; body: Buffer | string }[]): FormData {
   const f = new FormData();
@@ -140,7 +141,7 @@ for (const transport of TRANSPORTS) {
         expect(JSON.parse(answer.body)).to.deep.equal({ success: false, error: 'Upload failed', reason: 'File too large' });
         expect(answer.connection).to.equal('close');
         expect(answer.sent, 'bytes the client had sent when the answer came').to.be.below(total / 2);
-        await new Promise((r) => setTimeout(r, 50));
+        await waitFor(() => h.unsettledUploads() === 0, 'the refused upload to be settled');
         const ok = await upload(form([{ name: 'file', filename: 'ok.png', body: PNG }]));
         expect(ok.status).to.equal(201);
       });
@@ -163,8 +164,7 @@ for (const transport of TRANSPORTS) {
             resolve();
           }, 100);
         });
-        await new Promise((r) => setTimeout(r, 200));
-        expect(h.unsettledUploads()).to.equal(0);
+        await waitFor(() => h.unsettledUploads() === 0, 'the cut upload to be settled');
         expect(await h.ports.assets.countBySha256(createHash('sha256').update(Buffer.concat([PNG, Buffer.alloc(5000)])).digest('hex'))).to.equal(0);
         const ok = await upload(form([{ name: 'file', filename: 'ok.png', body: PNG }]));
         expect(ok.status).to.equal(201);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { WindowSpec } from '@runload/core';
-import { describeRateLimiterContract, FakeClock, InMemoryRateLimiter } from '@runload/core/testing';
+import { describeRateLimiterContract, FakeClock, InMemoryRateLimiter, waitFor } from '@runload/core/testing';
 import { createRedisClient, FailoverRateLimiter, RedisRateLimiter } from '@runload/redis-limiter';
 import { dropPrefix, redisNowMs, redisUrl } from './redis.js';
 
@@ -103,8 +103,7 @@ describe('FailoverRateLimiter', function () {
       await limiter.consume([{ name: 'general', subject: 'y', period: 'minute', limit: 5 }]);
       expect(limiter.health().mode).to.equal('local');
       up = true;
-      await new Promise((r) => setTimeout(r, 100));
-      expect(limiter.health().mode).to.equal('redis');
+      await waitFor(() => limiter.health().mode === 'redis', 'the limiter to go back to Redis once it answers');
       limiter.close();
       await dropPrefix(redis, 'runload-test:failover:');
       redis.disconnect();

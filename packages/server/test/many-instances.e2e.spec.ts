@@ -10,6 +10,7 @@ import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { waitFor } from '@runload/core/testing';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -111,7 +112,8 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       ids.push(res.body.run_id);
     }
-    await new Promise((r) => setTimeout(r, 400));
+    // Killed mid-flight: once the backends have been handed a few of the runs, most still queued.
+    await waitFor(() => fakes.reduce((n, f) => n + f.prompts.length, 0) >= 6, 'the backends to receive their first prompts', { timeoutMs: 30_000 });
     await servers[2]?.stop('SIGKILL');
     servers = servers.slice(0, 2);
     // One list request a second sees every run, well inside the general limit.

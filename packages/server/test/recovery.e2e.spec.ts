@@ -113,7 +113,8 @@ describe('recovery after SIGKILL', function () {
   it('with several runs queued, running and finishing at once', async () => {
     fake.setExecutionMs(300);
     const ids = await Promise.all(Array.from({ length: 6 }, () => startRun()));
-    await new Promise((r) => setTimeout(r, 450));
+    // Killed with one run finished on the backend and the others queued behind or running.
+    await until(() => ids.some((id) => fake.finishedAt.has(id)), 'a first run to finish on the backend');
     await killAndRestart();
     for (const id of ids) await expectDoneOnce(id);
   });

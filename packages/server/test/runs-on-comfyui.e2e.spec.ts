@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { waitFor } from '@runload/core/testing';
 import { apiClient, type ApiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
@@ -87,6 +88,7 @@ describe('runs on ComfyUI, end to end', function () {
           if (seen.at(-1) !== progress.value) seen.push(progress.value);
         }
         if (run['status'] !== 'queued' && run['status'] !== 'running') break;
+        // Not synchronisation: the sampling interval of the progress a client would see while polling.
         await new Promise((r) => setTimeout(r, 100));
       }
       fake.setExecutionMs(200);
@@ -218,7 +220,8 @@ describe('runs on ComfyUI, end to end', function () {
       expect((lost['error'] as { code: string }).code).to.equal('BACKEND_LOST');
       expect((lost['metrics'] as { gpu_seconds: number | null }).gpu_seconds).to.equal(null);
       await (holder === a ? b : a).crash();
-      await new Promise((r) => setTimeout(r, 2500));
+      // The server learns of the second crash at its next probe: /healthz says so.
+      await waitFor(async () => ((await (await fetch(`${w.server.url}/healthz`)).json()) as { status: string }).status === 'degraded', 'health to report no reachable backend', { timeoutMs: 15_000, intervalMs: 100 });
       const down = await w.api.json('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: {} });
       expect(down.status).to.equal(503);
       expect((down.body['error'] as { code: string }).code).to.equal('SERVICE_UNAVAILABLE');

@@ -5,6 +5,7 @@
  * @module
  */
 export * from './fake-clock.js';
+export * from './wait-for.js';
 export * from './sequential-ids.js';
 export * from './storage-testing.js';
 // Re-exported so a test needs one import for a whole in-memory world.
