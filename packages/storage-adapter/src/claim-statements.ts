@@ -123,21 +123,37 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, free: read
 /**
  * For each run, how many waiting runs start before it in the claim order: an account's k-th
  * waiting run (0-based) ranks k plus the runs the account holds on backends; ties by age.
+ *
+ * Counted per account, never run against run (that grew with the square of the queue). For `me`
+ * of rank R, an account a holding h_a runs with w_a waiting has min(w_a, max(0, R - h_a)) runs of
+ * lower rank, and its run of rank exactly R starts first when it is older than `me`, i.e. when
+ * more than R - h_a of its runs are older. w_a is one pass over the waiting-runs index; the runs
+ * older than `me` are index ranges (runs_waiting is ordered by account, then age).
  */
 export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promise<number[]> {
   const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
-  const keys = unique.map(() => 'SELECT ? AS id').join(' UNION ALL ');
   const rows = rawRows(
     await db.raw(
-      `WITH waiting AS (
-         SELECT runs.id AS id, runs.created_at AS created_at,
-                ROW_NUMBER() OVER (PARTITION BY runs.account_id ORDER BY runs.created_at, runs.id) - 1 + COALESCE(h.n, 0) AS rnk
-           FROM runs LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = runs.account_id
-          WHERE runs.status = 'queued' AND runs.backend_id IS NULL)
-       SELECT k.id AS id,
-              (SELECT COUNT(*) FROM waiting x JOIN waiting me ON me.id = k.id
-                WHERE x.rnk < me.rnk OR (x.rnk = me.rnk AND (x.created_at < me.created_at OR (x.created_at = me.created_at AND x.id < me.id)))) AS n
-         FROM (${keys}) k`,
+      `WITH held AS (${HELD_BY_ACCOUNT}),
+       accounts AS (
+         SELECT w.account_id AS account_id, w.n AS w, COALESCE(held.n, 0) AS h
+           FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} GROUP BY account_id) w
+           LEFT JOIN held ON held.account_id = w.account_id),
+       me AS (
+         SELECT id, account_id, created_at FROM runs
+          WHERE id IN (${placeholders(unique.length)}) AND status = 'queued' AND backend_id IS NULL),
+       pairs AS (
+         SELECT me.id AS id, me.account_id AS mine, a.account_id AS account_id, a.w AS w, a.h AS h,
+                (SELECT COUNT(*) FROM runs o
+                  WHERE o.status = 'queued' AND o.backend_id IS NULL AND o.account_id = a.account_id
+                    AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id)) AS older
+           FROM me CROSS JOIN accounts a),
+       ranks AS (SELECT id, older + h AS r FROM pairs WHERE account_id = mine)
+       SELECT p.id AS id,
+              SUM(CASE WHEN ranks.r <= p.h THEN 0 WHEN ranks.r - p.h < p.w THEN ranks.r - p.h ELSE p.w END
+                  + CASE WHEN p.h <= ranks.r AND p.older > ranks.r - p.h THEN 1 ELSE 0 END) AS n
+         FROM pairs p JOIN ranks ON ranks.id = p.id
+        GROUP BY p.id`,
       unique.map((r) => r.id),
     ),
   );
