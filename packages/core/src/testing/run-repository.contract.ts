@@ -360,6 +360,17 @@ export function describeRunRepositoryContract(
           });
         }
 
+        it('claims the first run a free backend can take however many runs before it none can (past 25 of them)', async () => {
+          // The first 25 need a checkpoint no offered backend has: placement refuses them.
+          await store(...Array.from({ length: 25 }, (_, i) => queued(i)));
+          const [runnable] = await store(queued(30, { appVersionId: OTHER_VERSION }));
+          const capable = (run: Run, free: readonly FreeBackend[]) => (run.appVersionId === OTHER_VERSION ? (free[0]?.id ?? null) : null);
+          const claimed = await claim('d1', [{ id: 'gpu-a', capacity: 1 }], capable);
+          expect(claimed?.id).to.equal((runnable as Run).id);
+          expect(claimed?.backendId).to.equal('gpu-a');
+          expect(await claim('d1', [{ id: 'gpu-b', capacity: 1 }], capable), 'nothing else is placeable').to.equal(null);
+        });
+
         it('never claims a run past its queue time', async () => {
           const [, fresh] = await store(queued(0), queued(10));
           const offers = [{ id: 'gpu-a', capacity: 5 }];
