@@ -173,34 +173,33 @@ async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: 
  *
  * Counted per account, never run against run (that grew with the square of the queue). For `me`
  * of rank R, an account a holding h_a runs with w_a waiting has min(w_a, max(0, R - h_a)) runs of
- * lower rank, and its run of rank exactly R starts first when it is older than `me`, i.e. when
- * more than R - h_a of its runs are older. w_a is one pass over the waiting-runs index; the runs
- * older than `me` are index ranges (runs_waiting is ordered by account, then age).
+ * lower rank, and its run of rank exactly R (its (R - h_a)-th) starts first when it is older than
+ * `me`, i.e. when more than R - h_a of its runs are older. w_a is one pass over the waiting-runs
+ * index; runs older than `me` are ranges of it (ordered by account, then age), counted for its
+ * own account (k) and for the accounts that have a run of rank R only.
  */
 export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promise<number[]> {
   const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
+  const olderThanMe = (account: string) =>
+    `(SELECT COUNT(*) FROM runs o WHERE o.status = 'queued' AND o.backend_id IS NULL AND o.account_id = ${account}
+         AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id))`;
   const rows = rawRows(
     await db.raw(
       `WITH held AS (${HELD_BY_ACCOUNT}),
-       accounts AS (
+       accounts AS MATERIALIZED (
          SELECT w.account_id AS account_id, w.n AS w, COALESCE(held.n, 0) AS h
            FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} GROUP BY account_id) w
            LEFT JOIN held ON held.account_id = w.account_id),
-       me AS (
-         SELECT id, account_id, created_at FROM runs
-          WHERE id IN (${placeholders(unique.length)}) AND status = 'queued' AND backend_id IS NULL),
-       pairs AS (
-         SELECT me.id AS id, me.account_id AS mine, a.account_id AS account_id, a.w AS w, a.h AS h,
-                (SELECT COUNT(*) FROM runs o
-                  WHERE o.status = 'queued' AND o.backend_id IS NULL AND o.account_id = a.account_id
-                    AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id)) AS older
-           FROM me CROSS JOIN accounts a),
-       ranks AS (SELECT id, older + h AS r FROM pairs WHERE account_id = mine)
-       SELECT p.id AS id,
-              SUM(CASE WHEN ranks.r <= p.h THEN 0 WHEN ranks.r - p.h < p.w THEN ranks.r - p.h ELSE p.w END
-                  + CASE WHEN p.h <= ranks.r AND p.older > ranks.r - p.h THEN 1 ELSE 0 END) AS n
-         FROM pairs p JOIN ranks ON ranks.id = p.id
-        GROUP BY p.id`,
+       ranked AS MATERIALIZED (
+         SELECT me.id AS id, me.account_id AS account_id, me.created_at AS created_at, mine.h + ${olderThanMe('me.account_id')} AS r
+           FROM runs me JOIN accounts mine ON mine.account_id = me.account_id
+          WHERE me.id IN (${placeholders(unique.length)}) AND me.status = 'queued' AND me.backend_id IS NULL)
+       SELECT me.id AS id,
+              (SELECT SUM(CASE WHEN me.r <= a.h THEN 0 WHEN me.r - a.h < a.w THEN me.r - a.h ELSE a.w END
+                          + CASE WHEN a.account_id = me.account_id OR me.r < a.h OR me.r - a.h >= a.w THEN 0
+                                 WHEN ${olderThanMe('a.account_id')} > me.r - a.h THEN 1 ELSE 0 END)
+                 FROM accounts a) AS n
+         FROM ranked me`,
       unique.map((r) => r.id),
     ),
   );

@@ -55,7 +55,7 @@ describe('SQLite query plans of the hot queries', () => {
     return plans;
   }
 
-  /** @param fairShare the order depends on the runs each account holds now: the waiting runs are sorted (never the history) */
+  /** @param fairShare the order depends on the runs each account holds now: those (never the history) are grouped in a temp b-tree */
   function expectIndexed(plans: string[][], fairShare = false): void {
     expect(plans.length).to.be.greaterThan(0);
     for (const plan of plans) {
