@@ -175,21 +175,24 @@ async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: 
  * of rank R, an account a holding h_a runs with w_a waiting has min(w_a, max(0, R - h_a)) runs of
  * lower rank, and its run of rank exactly R (its (R - h_a)-th) starts first when it is older than
  * `me`, i.e. when more than R - h_a of its runs are older. w_a is one pass over the waiting-runs
- * index; runs older than `me` are ranges of it (ordered by account, then age), counted for its
- * own account (k) and for the accounts that have a run of rank R only.
+ * index (already in account order: no sort), h_a an index lookup per account; runs older than
+ * `me` are ranges of the waiting-runs index (ordered by account, then age), counted for its own
+ * account (k) and for the accounts that have a run of rank R only.
  */
 export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promise<number[]> {
   const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
+  // SQLite would rather walk the account's unfinished runs (runs_by_account_status), queued ones
+  // included; the holding runs are few.
+  const holding = dialectOf(db) === 'sqlite' ? 'INDEXED BY runs_holding' : '';
   const olderThanMe = (account: string) =>
     `(SELECT COUNT(*) FROM runs o WHERE o.status = 'queued' AND o.backend_id IS NULL AND o.account_id = ${account}
          AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id))`;
   const rows = rawRows(
     await db.raw(
-      `WITH held AS (${HELD_BY_ACCOUNT}),
-       accounts AS MATERIALIZED (
-         SELECT w.account_id AS account_id, w.n AS w, COALESCE(held.n, 0) AS h
-           FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} GROUP BY account_id) w
-           LEFT JOIN held ON held.account_id = w.account_id),
+      `WITH accounts AS MATERIALIZED (
+         SELECT w.account_id AS account_id, w.n AS w,
+                (SELECT COUNT(*) FROM runs held ${holding} WHERE held.account_id = w.account_id AND ${HOLDS_SLOT}) AS h
+           FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} GROUP BY account_id) w),
        ranked AS MATERIALIZED (
          SELECT me.id AS id, me.account_id AS account_id, me.created_at AS created_at, mine.h + ${olderThanMe('me.account_id')} AS r
            FROM runs me JOIN accounts mine ON mine.account_id = me.account_id
