@@ -15,11 +15,10 @@ import { dialectOf } from './open-database.js';
  * Counted per account, never run against run (that grew with the square of the queue). For `me`
  * of rank R, an account a holding h_a runs with w_a waiting has min(w_a, max(0, R - h_a)) runs of
  * lower rank, and its run of rank exactly R (its (R - h_a)-th) starts first when it is older than
- * `me`, i.e. when more than R - h_a of its runs are older. The accounts come from a skip scan of
- * the waiting-runs index (one seek each), w_a and runs older than `me` are ranges of it (ordered
- * by account, then age; older ones counted for its own account and the accounts with a run of
- * rank R only), h_a a lookup per account. Nothing is grouped or sorted, whatever the planner
- * believes about the queue's size (statistics of a large table lag behind a growing queue).
+ * `me`, i.e. when more than R - h_a of its runs are older. w_a is one pass over the waiting runs
+ * (runs_waiting is in account order: no sort), h_a a lookup per account, and the runs older than
+ * `me` ranges of runs_waiting (account, then age), counted for its own account and for the
+ * accounts with a run of rank R only.
  */
 export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promise<number[]> {
   const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
@@ -31,16 +30,10 @@ export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promi
          AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id))`;
   const rows = rawRows(
     await db.raw(
-      `WITH RECURSIVE listed (account_id) AS (
-         SELECT MIN(account_id) FROM runs WHERE ${WAITING}
-         UNION ALL
-         SELECT (SELECT MIN(n.account_id) FROM runs n WHERE n.status = 'queued' AND n.backend_id IS NULL AND n.account_id > listed.account_id)
-           FROM listed WHERE listed.account_id IS NOT NULL),
-       accounts AS MATERIALIZED (
-         SELECT listed.account_id AS account_id,
-                (SELECT COUNT(*) FROM runs w WHERE w.status = 'queued' AND w.backend_id IS NULL AND w.account_id = listed.account_id) AS w,
-                (SELECT COUNT(*) FROM runs held ${holding} WHERE held.account_id = listed.account_id AND ${HOLDS_SLOT}) AS h
-           FROM listed WHERE listed.account_id IS NOT NULL),
+      `WITH accounts AS MATERIALIZED (
+         SELECT w.account_id AS account_id, w.n AS w,
+                (SELECT COUNT(*) FROM runs held ${holding} WHERE held.account_id = w.account_id AND ${HOLDS_SLOT}) AS h
+           FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} GROUP BY account_id) w),
        ranked AS MATERIALIZED (
          SELECT me.id AS id, me.account_id AS account_id, me.created_at AS created_at, mine.h + ${olderThanMe('me.account_id')} AS r
            FROM runs me JOIN accounts mine ON mine.account_id = me.account_id
