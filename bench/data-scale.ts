@@ -1,9 +1,11 @@
 /**
  * Benchmark 5: poll and create latency on a database with 1,000,000 runs and 1,000,000 assets
  * against the same with 1,000, in alternating rounds, and the query plans of the hot queries on
- * the large one: on SQLite (the default deployment), then on PostgreSQL (many instances).
+ * the large one: on SQLite (the default deployment), then on PostgreSQL (many instances). Both
+ * hold the same queue of thousands of waiting runs, so the polled run's queue position counts them.
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
@@ -52,6 +54,24 @@ function postgresStore(adminUrl: string): Store {
   };
 }
 
+/** Waiting runs in both databases before anything is measured (a fifth of them other accounts'). */
+const QUEUED = 5000;
+
+/** Queues `QUEUED` runs (created in the last minute: within the queue time); returns one in the middle. */
+async function queueRuns(db: Knex, accountId: string, appVersionId: string): Promise<string> {
+  const others = (await db('accounts').whereNot({ id: accountId }).orderBy('id').limit(19).select('id')).map((r: { id: string }) => r.id);
+  const now = Date.now();
+  const runs = Array.from({ length: QUEUED }, (_, i) =>
+    newQueuedRun({ id: randomUUID(), accountId: i % 5 === 0 && others.length > 0 ? (others[i % others.length] as string) : accountId, appVersionId, createdAt: new Date(now - 60_000 + i), inputs: {}, workflow: {} }),
+  );
+  const repository = new KnexRunRepository(db);
+  await Promise.all(runs.map((r) => repository.create(r)));
+  // Plans for the queue as it is. (Statistics older than the queue, as autovacuum leaves a large
+  // table for a while, made the former self-join nest loops: polls of seconds on PostgreSQL.)
+  await db.raw(dialectOf(db) === 'postgres' ? 'ANALYZE runs' : 'ANALYZE');
+  return (runs[QUEUED / 2] as { id: string }).id;
+}
+
 interface Sized {
   readonly label: string;
   readonly data: PreparedData;
@@ -60,18 +80,22 @@ interface Sized {
   runId?: string;
   readonly poll: number[];
   readonly create: number[];
+  /** A run in the middle of the queue (the queue-position plan is read for it). */
+  readonly queuedRunId: string;
 }
 
 async function seeded(store: Store, label: string, size: number, fakeUrl: string): Promise<Sized> {
   const database = await store.create(label);
   const data = await prepareRunload(`scale-${label}`, database.env, fakeUrl);
   const db = store.open(data);
+  let queuedRunId: string;
   try {
     await seedHistory(db, { runs: size, assets: size, accountId: data.accountId, appVersionId: data.app });
+    queuedRunId = await queueRuns(db, data.accountId, data.app);
   } finally {
     await db.destroy();
   }
-  return { label, data, drop: database.drop, poll: [], create: [] };
+  return { label, data, drop: database.drop, poll: [], create: [], queuedRunId };
 }
 
 const median = (v: readonly number[]) => percentile(v, 50);
@@ -101,12 +125,13 @@ function usesIndexes(plan: string, store: Store['name']): boolean {
 }
 
 /** The plans the database chooses for the hot queries, as the repositories issue them. */
-async function hotQueryPlans(db: Knex, accountId: string, appVersionId: string): Promise<{ name: string; plan: string }[]> {
+async function hotQueryPlans(db: Knex, accountId: string, queuedRunId: string): Promise<{ name: string; plan: string }[]> {
   const runs = new KnexRunRepository(db);
-  const probe = newQueuedRun({ id: 'cccccccc-0000-4000-8000-000000000005', accountId, appVersionId, createdAt: new Date(), inputs: {}, workflow: {} });
+  const queued = await runs.get(queuedRunId);
+  if (!queued) throw new Error(`the queued run ${queuedRunId} is missing`);
   const cases: [string, () => Promise<unknown>][] = [
-    ['run by id', () => runs.get(probe.id)],
-    ['queue position', () => runs.queuePosition(probe)],
+    ['run by id', () => runs.get(queuedRunId)],
+    [`queue position (${QUEUED.toLocaleString('en')} runs waiting)`, () => runs.queuePosition(queued)],
     ['GPU seconds in flight', () => runs.estimateInFlightGpuSeconds(accountId)],
     ['GPU seconds used this month', () => {
       const today = new Date();
@@ -130,7 +155,7 @@ async function hotQueryPlans(db: Knex, accountId: string, appVersionId: string):
 async function readPlans(store: Store, s: Sized): Promise<{ name: string; plan: string }[]> {
   const db = store.open(s.data);
   try {
-    return await hotQueryPlans(db, s.data.accountId, s.data.app);
+    return await hotQueryPlans(db, s.data.accountId, s.queuedRunId);
   } finally {
     await db.destroy();
   }
@@ -156,7 +181,7 @@ async function scaleOn(store: Store, options: { quick: boolean; say: (line: stri
     sizes.push(await seeded(store, 'small', 1000, options.fakeUrl));
     sizes.push(await seeded(store, 'large', large, options.fakeUrl));
     const how = store.name === 'SQLite' ? 'recursive-CTE INSERT … SELECT' : 'generate_series INSERT … SELECT, then ANALYZE';
-    say(`- seeded with ${how} in ${((Date.now() - started) / 1000).toFixed(0)} s; the benchmark's account owns a tenth of the runs and assets, spread over 180 days with GPU charges, the rest belongs to 2,000 other accounts and 100 app versions`);
+    say(`- seeded with ${how} in ${((Date.now() - started) / 1000).toFixed(0)} s; the benchmark's account owns a tenth of the runs and assets, spread over 180 days with GPU charges, the rest belongs to 2,000 other accounts and 100 app versions; both sizes then hold ${QUEUED.toLocaleString('en')} waiting runs (a fifth of them 19 other accounts'), ahead of the polled run`);
     const plans = await readPlans(store, sizes[1] as Sized);
     for (const s of sizes) {
       s.server = await startOn(s.data);

@@ -1,6 +1,6 @@
 /**
  * The claim of a queued run together with a slot on a backend (CONTRACT: capacity across
- * instances, fair share, queue time), and the queue position that follows the same order.
+ * instances, fair share, queue time). Queue positions follow the same order (queue-positions.ts).
  * @module
  */
 import type { Knex } from 'knex';
@@ -12,12 +12,11 @@ import { ACTIVE_STATUSES } from './run-statements.js';
 
 const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 /** A run that holds a slot on a backend: placed there and not finished. */
-const HOLDS_SLOT = `status IN (${ACTIVE}) AND backend_id IS NOT NULL`;
+export const HOLDS_SLOT = `status IN (${ACTIVE}) AND backend_id IS NOT NULL`;
 /** Runs held per account: fewer comes first in the claim order. */
 const HELD_BY_ACCOUNT = `SELECT account_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY account_id`;
-const WAITING = `status = 'queued' AND backend_id IS NULL`;
-/** Candidates a claim looks at when the first ones fit no backend. */
-const CANDIDATES = 20;
+/** A run waiting for a slot: queued, on no backend. */
+export const WAITING = `status = 'queued' AND backend_id IS NULL`;
 
 export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | null> {
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
@@ -46,7 +45,11 @@ function knownBackendsOf(db: Knex): Set<string> {
   return known;
 }
 
-/** The claim; 'skipped' when nothing fit the backends it could lock while others were locked. */
+/**
+ * The claim; 'skipped' when nothing fit the backends it could lock while others were locked.
+ * Statements: lock the backend rows (one), read candidates with the runs each backend holds (one
+ * per page, usually one), reserve the run and note the backend (one on PostgreSQL, two on SQLite).
+ */
 async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>): Promise<Run | null | 'skipped'> {
   const ids = [...offers.keys()].sort();
   const nowMs = request.now.getTime();
@@ -57,31 +60,22 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
     void trx.executionPromise.then(() => unknown.forEach((id) => knownBackends.add(id)), () => undefined);
   }
   // The backend rows are the lock every instance's claim takes: PostgreSQL locks them (or skips
-  // those another claim holds); SQLite takes the database's write lock with this first write.
-  if (locking === 'sqlite') await trx.raw(`UPDATE dispatch_backends SET touched_at = ? WHERE id IN (${placeholders(ids.length)})`, [nowMs, ...ids]);
-  const lockClause = locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : locking === 'wait' ? 'FOR UPDATE' : '';
-  const locked = rawRows(
-    await trx.raw(`SELECT id, last_app_version_id, last_placed_at FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) ORDER BY id ${lockClause}`, ids),
-  );
+  // those another claim holds); SQLite takes the database's write lock with this first write,
+  // which returns the rows too.
+  const columns = 'id, last_app_version_id, last_placed_at';
+  const locked =
+    locking === 'sqlite'
+      ? rawRows(await trx.raw(`UPDATE dispatch_backends SET touched_at = ? WHERE id IN (${placeholders(ids.length)}) RETURNING ${columns}`, [nowMs, ...ids]))
+      : rawRows(await trx.raw(`SELECT ${columns} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
   const skipped = locked.length < ids.length;
-  const free = await freeBackends(trx, locked, offers);
-  const claimed = free.length === 0 ? null : await claimFor(trx, request, free);
+  const claimed = locked.length === 0 ? null : await claimFor(trx, request, locked, offers, locking === 'sqlite' ? 'sqlite' : 'postgres');
   return claimed === null && skipped ? 'skipped' : claimed;
 }
 
 /** The locked backends with room: their capacity less the runs they hold (of every instance). */
-async function freeBackends(trx: Knex.Transaction, locked: readonly Record<string, unknown>[], offers: ReadonlyMap<string, number>): Promise<FreeBackend[]> {
-  if (locked.length === 0) return [];
-  const held = new Map(
-    rawRows(
-      await trx.raw(
-        `SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(locked.length)}) AND status IN (${ACTIVE}) GROUP BY backend_id`,
-        locked.map((b) => String(b['id'])),
-      ),
-    ).map((r) => [String(r['backend_id']), Number(r['n'])]),
-  );
+function freeBackends(locked: readonly Record<string, unknown>[], offers: ReadonlyMap<string, number>, held: ReadonlyMap<string, number>): FreeBackend[] {
   const free: FreeBackend[] = [];
-  for (const b of locked) {
+  for (const b of [...locked].sort((x, y) => (String(x['id']) < String(y['id']) ? -1 : 1))) {
     const id = String(b['id']);
     const room = (offers.get(id) ?? 0) - (held.get(id) ?? 0);
     const placedAt = b['last_placed_at'];
@@ -90,57 +84,86 @@ async function freeBackends(trx: Knex.Transaction, locked: readonly Record<strin
   return free;
 }
 
-/** The first candidate in fair-share order that placement puts on one of the free backends. */
-async function claimFor(trx: Knex.Transaction, request: ClaimRequest, free: readonly FreeBackend[]): Promise<Run | null> {
+/** Candidates read per page at first; each further page is twice as long (placement refused them all). */
+const FIRST_PAGE = 20;
+const LARGEST_PAGE = 640;
+
+/**
+ * The first waiting run in fair-share order that placement puts on one of the free backends,
+ * however far down the queue it is: candidates come a page at a time (keyset on the order), so
+ * runs no free backend can take never hide those behind them.
+ */
+async function claimFor(trx: Knex.Transaction, request: ClaimRequest, locked: readonly Record<string, unknown>[], offers: ReadonlyMap<string, number>, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
-  const candidates = rawRows(
-    await trx.raw(
-      `SELECT q.* FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
-        WHERE q.status = 'queued' AND q.backend_id IS NULL AND q.created_at >= ?
-          AND (q.lease_owner IS NULL OR q.lease_expires_at IS NULL OR q.lease_expires_at <= ?)
-        ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${CANDIDATES}`,
-      [request.queuedSince.getTime(), nowMs],
-    ),
-  ).map(toRun);
-  for (const candidate of candidates) {
-    const backendId = request.place(candidate, free);
-    if (backendId === null || !free.some((b) => b.id === backendId)) continue;
-    // Guarded again: a claim on other backends may have taken this run meanwhile.
-    const claimed = rawRows(
+  const lockedIds = locked.map((b) => String(b['id']));
+  // The runs each locked backend holds, read with the first page (after the lock: no claim on
+  // these backends can commit meanwhile). One JSON value, computed once for the statement.
+  const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
+  let free: FreeBackend[] | null = null;
+  let after: { held: number; createdAt: number; id: string } | null = null;
+  for (let size = FIRST_PAGE; ; size = Math.min(size * 2, LARGEST_PAGE)) {
+    const keyset = after ? 'AND (COALESCE(h.n, 0) > ? OR (COALESCE(h.n, 0) = ? AND q.created_at >= ? AND (q.created_at > ? OR q.id > ?)))' : '';
+    const page = rawRows(
       await trx.raw(
-        `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?
-          WHERE id = ? AND ${WAITING} AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING *`,
-        [request.owner, request.leaseExpiresAt.getTime(), backendId, candidate.id, nowMs],
+        `SELECT ${free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE}) GROUP BY backend_id) hb)`} AS held_by_backend,
+                COALESCE(h.n, 0) AS held_by_account, q.*
+           FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
+          WHERE q.status = 'queued' AND q.backend_id IS NULL AND q.created_at >= ?
+            AND (q.lease_owner IS NULL OR q.lease_expires_at IS NULL OR q.lease_expires_at <= ?) ${keyset}
+          ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
+        [
+          ...(free ? [] : lockedIds),
+          request.queuedSince.getTime(),
+          nowMs,
+          ...(after ? [after.held, after.held, after.createdAt, after.createdAt, after.id] : []),
+        ],
       ),
-    )[0];
-    if (!claimed) continue;
-    await trx.raw('UPDATE dispatch_backends SET last_app_version_id = ?, last_placed_at = ? WHERE id = ?', [candidate.appVersionId, nowMs, backendId]);
-    return toRun(claimed);
+    );
+    if (page.length === 0) return null;
+    free ??= freeBackends(locked, offers, heldByBackend(page[0]?.['held_by_backend']));
+    if (free.length === 0) return null;
+    for (const row of page) {
+      const candidate = toRun(row);
+      const backendId = request.place(candidate, free);
+      if (backendId === null || !free.some((b) => b.id === backendId)) continue;
+      const claimed = await reserve(trx, request, candidate, backendId, dialect);
+      if (claimed) return claimed;
+    }
+    if (page.length < size) return null;
+    const last = page[page.length - 1] as Record<string, unknown>;
+    after = { held: Number(last['held_by_account']), createdAt: toMs(last['created_at']), id: String(last['id']) };
   }
-  return null;
+}
+
+function heldByBackend(value: unknown): Map<string, number> {
+  if (value === null || value === undefined) return new Map();
+  const parsed = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+  return new Map(Object.entries(parsed).map(([id, n]) => [id, Number(n)]));
 }
 
 /**
- * For each run, how many waiting runs start before it in the claim order: an account's k-th
- * waiting run (0-based) ranks k plus the runs the account holds on backends; ties by age.
+ * Reserves the slot: the run's lease and backend, guarded again (a claim on other backends may
+ * have taken the run meanwhile), and the backend's last placed app version (warm placement). One
+ * statement on PostgreSQL (the backend update rides along only when the run was reserved).
  */
-export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promise<number[]> {
-  const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
-  const keys = unique.map(() => 'SELECT ? AS id').join(' UNION ALL ');
-  const rows = rawRows(
-    await db.raw(
-      `WITH waiting AS (
-         SELECT runs.id AS id, runs.created_at AS created_at,
-                ROW_NUMBER() OVER (PARTITION BY runs.account_id ORDER BY runs.created_at, runs.id) - 1 + COALESCE(h.n, 0) AS rnk
-           FROM runs LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = runs.account_id
-          WHERE runs.status = 'queued' AND runs.backend_id IS NULL)
-       SELECT k.id AS id,
-              (SELECT COUNT(*) FROM waiting x JOIN waiting me ON me.id = k.id
-                WHERE x.rnk < me.rnk OR (x.rnk = me.rnk AND (x.created_at < me.created_at OR (x.created_at = me.created_at AND x.id < me.id)))) AS n
-         FROM (${keys}) k`,
-      unique.map((r) => r.id),
-    ),
-  );
-  const byId = new Map(rows.map((row) => [String(row['id']), Number(row['n'])]));
-  return runs.map((r) => byId.get(r.id) ?? 0);
+async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: Run, backendId: string, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
+  const nowMs = request.now.getTime();
+  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?
+    WHERE id = ? AND ${WAITING} AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING *`;
+  const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, candidate.id, nowMs];
+  if (dialect === 'postgres') {
+    const row = rawRows(
+      await trx.raw(
+        `WITH claimed AS (${update}),
+         noted AS (UPDATE dispatch_backends SET last_app_version_id = ?, last_placed_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM claimed))
+         SELECT * FROM claimed`,
+        [...bindings, candidate.appVersionId, nowMs, backendId],
+      ),
+    )[0];
+    return row ? toRun(row) : null;
+  }
+  const row = rawRows(await trx.raw(update, bindings))[0];
+  if (!row) return null;
+  await trx.raw('UPDATE dispatch_backends SET last_app_version_id = ?, last_placed_at = ? WHERE id = ?', [candidate.appVersionId, nowMs, backendId]);
+  return toRun(row);
 }

@@ -5,7 +5,8 @@
  */
 import type { Knex } from 'knex';
 import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard } from '@runload/core';
-import { claimNext, countStartingBefore } from './claim-statements.js';
+import { claimNext } from './claim-statements.js';
+import { countStartingBefore } from './queue-positions.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { fromPatch, fromRun, toRun } from './run-row.js';

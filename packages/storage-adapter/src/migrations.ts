@@ -9,6 +9,7 @@ import { DISPATCH_BACKENDS_MIGRATION } from './migration-dispatch-backends.js';
 import { GPU_USAGE_MONTHLY_MIGRATION } from './migration-gpu-usage-monthly.js';
 import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
 import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
+import { WAITING_RUNS_MIGRATION } from './migration-waiting-runs.js';
 
 interface Migration {
   readonly name: string;
@@ -105,6 +106,7 @@ const MIGRATIONS: readonly Migration[] = [
   DISPATCH_BACKENDS_MIGRATION,
   INTEGRATIONS_MIGRATION,
   ASSETS_RETENTION_MIGRATION,
+  WAITING_RUNS_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

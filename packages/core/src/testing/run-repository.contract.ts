@@ -14,7 +14,12 @@ import { describeConcurrentRunCalls } from './run-repository-concurrency.contrac
  * and app versions in their setup; the contracts never create them.
  */
 export const STORAGE_CONTRACT_PARENTS = {
-  accountIds: ['00000000-0000-4000-8000-00000000a001', '00000000-0000-4000-8000-00000000a002'],
+  accountIds: [
+    '00000000-0000-4000-8000-00000000a001',
+    '00000000-0000-4000-8000-00000000a002',
+    '00000000-0000-4000-8000-00000000a003',
+    '00000000-0000-4000-8000-00000000a004',
+  ],
   appVersionIds: ['00000000-0000-4000-8000-00000000b001', '00000000-0000-4000-8000-00000000b002'],
 } as const;
 
@@ -34,6 +39,18 @@ export function aContractRun(overrides: Partial<Run> = {}): Run {
     workflow: { '1': { class_type: 'CLIPTextEncode', inputs: { text: 'x', clip: ['4', 1] } } },
   });
   return { ...base, ...overrides };
+}
+
+/** A small seeded generator (mulberry32): the same queue on every adapter and every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** `n` run ids in ascending order (for ties on createdAt). */
@@ -318,6 +335,40 @@ export function describeRunRepositoryContract(
           const order: string[] = [];
           for (let i = 0; i < 3; i += 1) order.push(((await claim('d1', offers)) as Run).id);
           expect(order).to.deep.equal([(many[0] as Run).id, (late as Run).id, (many[1] as Run).id]);
+        });
+
+        // Positions and claims are computed differently (per account counts, ordered candidates):
+        // on queues of several accounts, some holding runs, with ties on age, they must agree.
+        for (const seed of [1, 2, 3]) {
+          it(`gives each waiting run the place at which claims take it (seeded queue ${seed})`, async () => {
+            const random = seeded(seed);
+            const accounts = STORAGE_CONTRACT_PARENTS.accountIds;
+            const pick = () => accounts[Math.floor(random() * accounts.length)] as string;
+            for (let i = 0; i < 6; i += 1) {
+              await store(queued(-10, { accountId: pick(), status: 'running', backendId: `held-${i}`, leaseOwner: 'elsewhere', leaseExpiresAt: at(300) }));
+            }
+            // Whole minutes out of 8: many runs share their creation instant (ties go by id).
+            const waiting = await store(...Array.from({ length: 30 }, () => queued(Math.floor(random() * 8), { accountId: pick() })));
+            const positions = await Promise.all(waiting.map((r) => runs.queuePosition(r)));
+            const offers = [{ id: 'gpu-a', capacity: 100 }];
+            const taken: string[] = [];
+            for (let claimed = await claim('d1', offers); claimed; claimed = await claim('d1', offers)) taken.push(claimed.id);
+            expect(taken).to.have.length(waiting.length);
+            const byPosition = waiting.map((r, i) => ({ id: r.id, at: positions[i] as number })).sort((a, b) => a.at - b.at);
+            expect(byPosition.map((p) => p.at), 'positions are 0, 1, 2… without gaps or repeats').to.deep.equal(waiting.map((_, i) => i));
+            expect(byPosition.map((p) => p.id)).to.deep.equal(taken);
+          });
+        }
+
+        it('claims the first run a free backend can take however many runs before it none can (past 25 of them)', async () => {
+          // The first 25 need a checkpoint no offered backend has: placement refuses them.
+          await store(...Array.from({ length: 25 }, (_, i) => queued(i)));
+          const [runnable] = await store(queued(30, { appVersionId: OTHER_VERSION }));
+          const capable = (run: Run, free: readonly FreeBackend[]) => (run.appVersionId === OTHER_VERSION ? (free[0]?.id ?? null) : null);
+          const claimed = await claim('d1', [{ id: 'gpu-a', capacity: 1 }], capable);
+          expect(claimed?.id).to.equal((runnable as Run).id);
+          expect(claimed?.backendId).to.equal('gpu-a');
+          expect(await claim('d1', [{ id: 'gpu-b', capacity: 1 }], capable), 'nothing else is placeable').to.equal(null);
         });
 
         it('never claims a run past its queue time', async () => {
