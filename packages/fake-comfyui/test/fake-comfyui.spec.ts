@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { GRAPH, post, uploadProbe } from './helpers.js';
 import { WS, recordedPromptId, sequenceOf } from './recordings.js';
+import { waitFor } from './wait-for.js';
 import { connect, type Recorder } from './ws-client.js';
 
 const recorded = {
@@ -167,11 +168,10 @@ describe('fake ComfyUI version differences', () => {
     await uploadProbe(modern);
     const done = await post(modern, '/prompt', { prompt: GRAPH, prompt_id: 'job-1' });
     expect(done.status).to.equal(200);
-    let job: Record<string, unknown> = {};
-    for (let i = 0; i < 100 && job['status'] !== 'completed'; i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-      job = (await (await fetch(`${modern.url}/api/jobs/job-1`)).json()) as Record<string, unknown>;
-    }
+    const job = await waitFor(async () => {
+      const answer = (await (await fetch(`${modern.url}/api/jobs/job-1`)).json()) as Record<string, unknown>;
+      return answer['status'] === 'completed' && answer;
+    }, 'job-1 to be completed in /api/jobs');
     // priority 1: the refused NoSuchNode prompt above took number 0, as ComfyUI numbers every parsed POST.
     expect(job).to.include({ id: 'job-1', status: 'completed', priority: 1, outputs_count: 1 });
     expect(job['outputs']).to.deep.equal({ '3': { images: [{ filename: 'probe_00001_.png', subfolder: '', type: 'output' }] } });

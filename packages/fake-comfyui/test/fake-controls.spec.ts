@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { GRAPH, post, uploadProbe } from './helpers.js';
+import { waitFor } from './wait-for.js';
 import { connect } from './ws-client.js';
 
 describe('fake ComfyUI controls and node library', function () {
@@ -20,7 +21,7 @@ describe('fake ComfyUI controls and node library', function () {
     expect(queue.queue_pending.map((q) => q[1])).to.deep.equal(['held']);
     expect(fake.executedCount('held')).to.equal(0);
     fake.resume();
-    for (let i = 0; i < 100 && fake.executedCount('held') === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => fake.executedCount('held') > 0, 'the held prompt to run after resume');
     expect(fake.executedCount('held')).to.equal(1);
     expect(fake.prompts.map((p) => p.prompt_id)).to.deep.equal(['held']);
     expect(fake.prompts[0]?.prompt).to.deep.equal(GRAPH);
@@ -108,12 +109,11 @@ describe('fake ComfyUI controls and node library', function () {
       '7': { class_type: 'SaveAudio', inputs: { audio: ['4', 0], filename_prefix: 'audio/ComfyUI' } },
     };
     await post(fake, '/prompt', { prompt, prompt_id: 'av' });
-    let entry: { outputs?: Record<string, unknown> } | undefined;
-    for (let i = 0; i < 100 && !entry; i += 1) {
-      await new Promise((r) => setTimeout(r, 20));
-      entry = ((await (await fetch(`${fake.url}/history/av`)).json()) as Record<string, { outputs: Record<string, unknown> }>)['av'];
-    }
-    expect(entry?.outputs).to.deep.equal({
+    const entry = await waitFor(
+      async () => ((await (await fetch(`${fake.url}/history/av`)).json()) as Record<string, { outputs: Record<string, unknown> }>)['av'],
+      'the history entry of the audio/video prompt',
+    );
+    expect(entry.outputs).to.deep.equal({
       '6': { images: [{ filename: 'ComfyUI_00001_.mp4', subfolder: 'video', type: 'output' }], animated: [true] },
       '7': { audio: [{ filename: 'ComfyUI_00001_.flac', subfolder: 'audio', type: 'output' }] },
     });

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { decodePng, makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { CLIENT_ID, HTTP, WS, one, recorded, recordedPromptId, sequenceOf, shape, shapesByType, type WsMessage } from './recordings.js';
+import { waitFor } from './wait-for.js';
 import { connect, type Recorder } from './ws-client.js';
 
 const PROBE = makePng(5, 3, (x, y) => [x * 50, y * 100, 30, 255]);
@@ -127,13 +128,12 @@ describe('fake ComfyUI against the v0.3.64 recordings', function () {
     const res = await replay(fake, 'no_client_id');
     const id = (res.json as { prompt_id: string }).prompt_id;
     expect(id).to.match(/^[0-9a-f-]{36}$/);
-    for (let i = 0; i < 100 && (await call(fake, 'GET', `/history/${id}`)).text === '{}'; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await call(fake, 'GET', `/history/${id}`)).text !== '{}', 'the history entry of the no_client_id prompt');
     const recordedId = recordedPromptId('no_client_id');
     const start = WS.findIndex((m) => m.data['prompt_id'] === recordedId) - 2;
     const recordedTypes = WS.slice(start, start + 5).map((m) => m.type);
-    // The socket's messages may trail the history entry: wait (with a deadline) until as many arrived as were recorded.
-    const deadline = Date.now() + 5000;
-    while (ws.messages.length - from < recordedTypes.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // The socket's messages may trail the history entry: wait until as many arrived as were recorded.
+    await waitFor(() => ws.messages.length - from >= recordedTypes.length, `${recordedTypes.length} socket messages (${recordedTypes.join(',')})`);
     expect(ws.messages.slice(from).map((m) => m.type)).to.deep.equal(recordedTypes);
     const entry = ((await call(fake, 'GET', `/history/${id}`)).json as Record<string, { prompt: unknown[]; outputs: unknown }>)[id];
     expect(entry?.prompt[3]).to.deep.equal({});

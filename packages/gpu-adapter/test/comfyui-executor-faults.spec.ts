@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import type { ExecutionEvent, ExecutionJob } from '@runload/core';
 import { makePng, startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
+import { waitFor } from '@runload/core/testing';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 import { TcpProxy } from './tcp-proxy.js';
 
@@ -49,10 +50,7 @@ function follow(executor: ComfyUiExecutor, backend: string, runId: string) {
   return { events, end };
 }
 
-const until = async (check: () => boolean, what: string) => {
-  for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 20));
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-};
+const until = (check: () => boolean, what: string) => waitFor(check, what);
 
 for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
   describe(`ComfyUiExecutor faults and events against the fake ComfyUI ${version}`, function () {
@@ -160,12 +158,11 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       await executor.cancel(url, ours.runId);
       expect((await executor.inspect(url, ours.runId)).state).to.equal('unknown');
       await until(() => fake.executedCount(foreignId) === 1, 'the foreign prompt');
-      let history: Record<string, { status?: { status_str?: string } }> = {};
-      for (let i = 0; i < 100 && !history[foreignId]; i += 1) {
-        history = (await (await fetch(`${fake.url}/history/${foreignId}`)).json()) as typeof history;
-        if (!history[foreignId]) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(history[foreignId]?.status?.status_str, 'the other prompt was not interrupted').to.equal('success');
+      const entry = await waitFor(
+        async () => ((await (await fetch(`${fake.url}/history/${foreignId}`)).json()) as Record<string, { status?: { status_str?: string } }>)[foreignId],
+        'the history entry of the foreign prompt',
+      );
+      expect(entry.status?.status_str, 'the other prompt was not interrupted').to.equal('success');
     });
 
     it('offers a reachable backend to placement with the prompts other clients hold there, not its own', async () => {

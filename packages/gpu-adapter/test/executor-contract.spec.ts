@@ -1,4 +1,4 @@
-import { describeExecutorContract } from '@runload/core/testing';
+import { describeExecutorContract, waitFor } from '@runload/core/testing';
 import { makePng, startFakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 
@@ -33,7 +33,7 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       release: () => fake.resume(),
       slowDown: () => fake.setExecutionMs(5000),
       whenRunning: async (runId) => {
-        for (let i = 0; i < 250 && (await executor.inspect(fake.url, runId)).state !== 'running'; i += 1) await new Promise((r) => setTimeout(r, 20));
+        await waitFor(async () => (await executor.inspect(fake.url, runId)).state === 'running', `run ${runId} to be running on the fake`);
       },
       failNext: () => fake.failNextWith({ nodeId: '2', message: 'contract failure' }),
       forgetAll: async () => {
