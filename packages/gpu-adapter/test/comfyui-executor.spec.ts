@@ -98,7 +98,8 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       await executor.submit(fake.url, j);
       const { end } = collect(executor, fake.url, j.runId);
       expect((await end).type).to.equal('finished');
-      await new Promise((r) => setTimeout(r, 300)); // past the delayed re-check of an end message
+      // Not synchronisation: past the re-check the follower schedules 250 ms after an end message, which must read nothing.
+      await new Promise((r) => setTimeout(r, 300));
       const promptId = fake.prompts[0]?.prompt_id ?? '';
       expect(fake.requestCounts.get(`GET /history/${promptId}`)).to.equal(1);
     });
@@ -116,7 +117,8 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
         await quiet.submit(fake.url, j);
         const { end } = collect(quiet, fake.url, j.runId);
         expect((await end).type).to.equal('finished');
-        await new Promise((r) => setTimeout(r, 300)); // past the delayed re-check of an end message
+        // Not synchronisation: past the re-check the follower schedules 250 ms after an end message, which must read nothing.
+        await new Promise((r) => setTimeout(r, 300));
         expect((fake.requestCounts.get('GET /queue') ?? 0) - probed, 'only the first confirmation, when following began').to.equal(1);
         expect(fake.requestCounts.get(`GET /history/${fake.prompts[0]?.prompt_id ?? ''}`)).to.equal(1);
       } finally {

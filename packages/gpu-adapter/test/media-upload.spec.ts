@@ -31,6 +31,7 @@ describe('media inputs uploaded to ComfyUI', function () {
     let pulled = 0;
     // The server holds the upload before reading it: a streaming client can only fill the socket's buffers meanwhile.
     fake.setDelays({ upload: 600 });
+    // Not synchronisation: samples the bytes read 400 ms into the 600 ms hold, the window under test.
     const pulledWhileHeld = new Promise<number>((resolve) => setTimeout(() => resolve(pulled), 400));
     const result = await executor.submit(fake.url, {
       runId: '00000000-0000-4000-8000-0000000000aa',
