@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import net from 'node:net';
 import { H3 } from 'h3';
 import { startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
+import { waitFor } from '@runload/core/testing';
 import { makeHarness } from './harness.js';
 
 /** Writes raw bytes and reads until the server closes the connection. */
@@ -76,8 +77,7 @@ describe('a client that goes away mid-request', () => {
         resolve();
       });
     });
-    const deadline = Date.now() + 5000;
-    while (!logged.some((l) => l.message === 'client went away') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => logged.some((l) => l.message === 'client went away'), "the 'client went away' log line");
     await h.close();
     expect(logged.filter((l) => l.message === 'client went away').map((l) => l.level)).to.deep.equal(['info']);
     expect(logged.filter((l) => l.level === 'error')).to.deep.equal([]);

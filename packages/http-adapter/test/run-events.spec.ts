@@ -2,16 +2,11 @@
 import { expect } from 'chai';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { waitFor } from '@runload/core/testing';
 import { jsonInit, makeHarness, TRANSPORTS, type Harness } from './harness.js';
 import { SseReader } from './sse-client.js';
 
-async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (probe: () => boolean | Promise<boolean>, what: string) => waitFor(probe, what);
 
 for (const transport of TRANSPORTS) {
   describe(`HTTP run event stream (${transport})`, () => {

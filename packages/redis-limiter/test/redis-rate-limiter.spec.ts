@@ -43,6 +43,7 @@ if (!url) {
       const limiters = clients.map((c) => new RedisRateLimiter(c, { prefix }));
       const window: WindowSpec = { name: 'run-minute', subject: 'acct-3', period: 'minute', limit: 10 };
       const now = await redisNowMs(clients[0] as Redis);
+      // Not synchronisation: keeps the 300 calls inside one fixed minute window (the window under test).
       if (now % 60_000 > 55_000) await new Promise((r) => setTimeout(r, 60_000 - (now % 60_000) + 50));
       const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => (limiters[i % 3] as RedisRateLimiter).consume([window])));
       expect(decisions.filter((d) => d.allowed)).to.have.length(10);

@@ -1,4 +1,5 @@
 /** A tiny HTTP client for end-to-end tests, speaking to a server process. */
+import { waitFor as waitUntil } from '@runload/core/testing';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
 
 /** Every response the end-to-end suites receive is checked against the OpenAPI document. */
@@ -30,13 +31,18 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
       return ((await res.json()) as { asset_id: string }).asset_id;
     },
     async waitFor(runId, statuses, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const { body } = await client.json('GET', `/api/v1/runs/${runId}`);
-        if (statuses.includes(String(body['status']))) return body;
-        if (Date.now() > until) throw new Error(`run ${runId} stayed ${String(body['status'])}, wanted ${statuses.join('|')}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      let last = 'unread';
+      return waitUntil(
+        async () => {
+          const { body } = await client.json('GET', `/api/v1/runs/${runId}`);
+          last = String(body['status']);
+          return statuses.includes(last) && body;
+        },
+        `run ${runId} to be ${statuses.join('|')}`,
+        { timeoutMs, intervalMs: 50 },
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; it stayed ${last}`);
+      });
     },
     async bytes(path) {
       const res = await checkedFetch(`${baseUrl}${path}`, { headers: auth });

@@ -66,6 +66,7 @@ describe('idempotency keys across a server killed mid-creation (SQLite)', functi
         if (res.status === 409) {
           expect(res.headers.get('retry-after')).to.equal('1');
           if (Date.now() > deadline) throw new Error(`${key} stayed in flight`);
+          // Not synchronisation: honouring the Retry-After the answer gave, as a client must.
           await new Promise((r) => setTimeout(r, 1000));
           continue;
         }

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { waitFor } from '@runload/core/testing';
 import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
@@ -118,12 +119,11 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
       const outbox = await db('webhook_outbox').whereIn('run_id', ids).select('event_type', 'state', 'attempts', 'last_error', 'lease_owner');
       throw new Error(`${String(error)}\nruns ${JSON.stringify(runs.map((r: { status: string }) => r.status))}\noutbox ${JSON.stringify(outbox)}\n${servers.map((s) => s.stderr().slice(-2000)).join('\n')}`);
     });
-    const settled = Date.now() + 30_000;
-    while (Date.now() < settled) {
-      const pending = await db('webhook_outbox').whereIn('run_id', ids).whereNot({ state: 'delivered' }).count<{ n: string }[]>({ n: '*' });
-      if (Number(pending[0]?.n) === 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      async () => Number((await db('webhook_outbox').whereIn('run_id', ids).whereNot({ state: 'delivered' }).count<{ n: string }[]>({ n: '*' }))[0]?.n) === 0,
+      'every outbox row of the 20 runs to be delivered',
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     const webhookIds = receiver.received.map((h) => h.headers['webhook-id']);
     expect(webhookIds).to.have.length(40);
     expect(new Set(webhookIds).size).to.equal(40);

@@ -117,13 +117,16 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
     await servers[2]?.stop('SIGKILL');
     servers = servers.slice(0, 2);
     // One list request a second sees every run, well inside the general limit.
-    const deadline = Date.now() + 60_000;
-    let runs: { run_id: string; status: string; error: unknown }[] = [];
-    while (Date.now() < deadline) {
-      runs = (await (api[0] as ReturnType<typeof apiClient>).json<{ runs: typeof runs }>('GET', '/api/v1/runs?limit=100')).body.runs;
-      if (runs.length === 50 && runs.every((r) => ['succeeded', 'failed', 'canceled', 'expired'].includes(r.status))) break;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+    type Listed = { run_id: string; status: string; error: unknown }[];
+    let runs: Listed = [];
+    await waitFor(
+      async () => {
+        runs = (await (api[0] as ReturnType<typeof apiClient>).json<{ runs: Listed }>('GET', '/api/v1/runs?limit=100')).body.runs;
+        return runs.length === 50 && runs.every((r) => ['succeeded', 'failed', 'canceled', 'expired'].includes(r.status));
+      },
+      'the 50 runs to be listed, each ended',
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    ).catch(() => undefined); // the assertions below show which runs did not end
     expect(runs.filter((r) => r.status !== 'succeeded').map((r) => [r.run_id, r.status, r.error])).to.deep.equal([]);
     expect(runs).to.have.length(50);
     const prompts = fakes.flatMap((f) => f.prompts.filter((p) => ids.includes(String(p.extra_data['runload_run_id']))).map((p) => ({ f, p })));

@@ -5,19 +5,14 @@
  */
 import { expect } from 'chai';
 import path from 'node:path';
+import { waitFor } from '@runload/core/testing';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient, type ApiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
 const INPUT_PNG = makePng(8, 8, () => [10, 20, 30, 255]);
 
-async function until(probe: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (probe: () => boolean, what: string, timeoutMs = 10_000) => waitFor(probe, what, { timeoutMs });
 
 describe('recovery after SIGKILL', function () {
   this.timeout(180_000);

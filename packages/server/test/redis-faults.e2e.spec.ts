@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { waitFor } from '@runload/core/testing';
 import { cliJson, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
 const PORT = 6391;
@@ -61,11 +62,7 @@ function startRedis(): Promise<ChildProcess> {
     // Served from the local limiter: no request waited on the dead Redis for long.
     expect(Math.max(...timings.slice(5))).to.be.below(1000);
     redis = await startRedis();
-    const until = Date.now() + 15_000;
-    while ((await limiterMode()) !== 'redis') {
-      if (Date.now() > until) throw new Error('shared limits did not resume');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitFor(async () => (await limiterMode()) === 'redis', '/healthz to show the shared (redis) limiter again', { timeoutMs: 15_000, intervalMs: 200 });
     await load(3);
   });
 });

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { waitFor } from '@runload/core/testing';
 import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient, type ApiClient } from './client.js';
@@ -109,13 +110,14 @@ describe('webhooks end to end (SQLite, one instance)', function () {
     // The outbox says delivered after three attempts: no fourth attempt can follow.
     const db = openDatabase({ url: null, dataDir: data.dir });
     try {
-      const until = Date.now() + 10_000;
-      let row: { state: string; attempts: number } | undefined;
-      while (Date.now() < until) {
-        row = await db('webhook_outbox').where({ run_id: runId }).first('state', 'attempts');
-        if (row?.state === 'delivered') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const row = await waitFor(
+        async () => {
+          const found = (await db('webhook_outbox').where({ run_id: runId }).first('state', 'attempts')) as { state: string; attempts: number } | undefined;
+          return found?.state === 'delivered' && found;
+        },
+        'the outbox row to be delivered',
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
       expect(row).to.deep.equal({ state: 'delivered', attempts: 3 });
     } finally {
       await db.destroy();
