@@ -6,11 +6,12 @@
  */
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
-import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState, type Logger, withFields } from '@runload/core';
+import { CoreError, type GpuQuotaState, type Principal, type RunloadApi, type WindowState, type Logger } from '@runload/core';
 import { clientAddress } from './client-address.js';
 import { isClientGone } from './client-gone.js';
 import { errorResponse, type ErrorResponse } from './error-response.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
+import { requestIdOf, requestLog } from './request-log.js';
 
 export interface RouteContext {
   readonly event: H3Event;
@@ -45,11 +46,6 @@ export interface PipelineDeps {
 /** `run` routes add the hour and GPU-quota headers of the run windows. */
 export type RouteKind = 'plain' | 'run';
 
-export function requestIdOf(event: H3Event, deps: PipelineDeps): string {
-  const incoming = event.req.headers.get('x-request-id');
-  return incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : deps.requestId();
-}
-
 function bearerToken(event: H3Event): string | null {
   const header = event.req.headers.get('authorization');
   if (!header) return null;
@@ -71,7 +67,7 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
   return async (event: H3Event): Promise<Response> => {
     const requestId = requestIdOf(event, deps);
-    const log = withFields(deps.log, { requestId, method: event.req.method, path: event.url.pathname });
+    const log = requestLog(event, deps);
     let windows: WindowState[] = [];
     let quota: GpuQuotaState | null = null;
     let principal: Principal | null = null;

@@ -7,7 +7,8 @@ import { deleteAssetRoute, listAssetsRoute } from './asset-list-routes.js';
 import { randomUUID } from 'node:crypto';
 import { H3, type H3Event } from 'h3';
 import type { RunloadApi } from '@runload/core';
-import { apiRoute, jsonResponse, requestIdOf, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
+import { requestIdOf, requestLog } from './request-log.js';
+import { apiRoute, jsonResponse, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
 import { corsMiddleware } from './cors.js';
 import { registerDocumentationRoutes } from './documentation-routes.js';
 import { errorResponse, HttpError } from './error-response.js';
@@ -106,7 +107,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     // The last net: whatever escapes the routes is answered in our form, never in h3's.
     onError: (error, event) => {
       const requestId = requestIdOf(event, deps);
-      deps.log('error', 'request failed outside the routes', { requestId, path: event.url.pathname, error: String(error.cause ?? error) });
+      requestLog(event, deps)('error', 'request failed outside the routes', { error: String(error.cause ?? error) });
       const response = errorResponse(error.cause ?? frameworkError(error.status));
       return jsonResponse(response.status, response.body, { 'X-Request-Id': requestId, ...response.headers });
     },
@@ -121,7 +122,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const healthz = async (event: H3Event) => {
     const requestId = requestIdOf(event, deps);
     const health = await options.health().catch((error: unknown) => {
-      deps.log('error', 'health check failed', { requestId, error: String(error) });
+      requestLog(event, deps)('error', 'health check failed', { error: String(error) });
       return { ok: false };
     });
     const { ok, ...rest } = health;

@@ -29,6 +29,34 @@ describe('request-scoped logging', function () {
     expect(lines[0]?.fields).to.include({ requestId, method: 'POST', path: '/api/v1/assets', status: 400 });
   });
 
+  it('writes every line of one request under the id of its X-Request-Id, without the call site adding it', async () => {
+    const u = await h.user();
+    logged = [];
+    const res = await fetch(`${h.url}/api/v1/assets`, { method: 'POST', headers: { ...u.auth, 'content-type': 'text/plain' }, body: 'not a form' });
+    expect(res.status).to.equal(400);
+    await res.arrayBuffer();
+    const requestId = res.headers.get('x-request-id');
+    expect(logged, 'lines logged while the request was served').to.not.deep.equal([]);
+    expect(logged.map((l) => [l.message, l.fields['requestId'], l.fields['method'], l.fields['path']])).to.deep.equal(
+      logged.map((l) => [l.message, requestId, 'POST', '/api/v1/assets']),
+    );
+  });
+
+  it('logs a failing health check under the id /healthz answered with', async () => {
+    await h.close();
+    logged = [];
+    h = await makeHarness('node', {
+      log: (level, message, fields = {}) => logged.push({ level, message, fields }),
+      health: async () => {
+        throw new Error('database gone');
+      },
+    });
+    const res = await fetch(`${h.url}/healthz`);
+    expect(res.status).to.equal(503);
+    const line = logged.find((l) => l.message === 'health check failed');
+    expect(line?.fields).to.include({ requestId: res.headers.get('x-request-id'), method: 'GET', path: '/healthz' });
+  });
+
   it('keeps the lines of concurrent requests apart, each with its own id', async () => {
     const u = await h.user();
     const answers = await Promise.all(
