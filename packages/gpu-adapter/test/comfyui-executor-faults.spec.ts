@@ -79,8 +79,9 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(await executor.submit(url, job)).to.deep.equal({ accepted: true });
       const { events, end } = follow(executor, url, job.runId);
       const last = await end;
-      // Not synchronisation: the window in which a second terminal event, which must not come, would arrive.
-      await new Promise((r) => setTimeout(r, 100));
+      // Not synchronisation: past the re-check the follower schedules 250 ms after an end message, the
+      // one source of a second terminal event, which must not come.
+      await new Promise((r) => setTimeout(r, 300));
       expect(last.type === 'finished' && last.result.state).to.equal('succeeded');
       expect(events[0]?.type).to.equal('started');
       const executing = events.flatMap((e) => (e.type === 'executing' ? [e.nodeId] : []));
