@@ -148,22 +148,19 @@ for (const transport of TRANSPORTS) {
 
       it('survives a client that aborts mid-upload and leaves no file or record behind', async () => {
         const url = new URL((await h.request('/healthz')).url);
-        await new Promise<void>((resolve) => {
-          const req = http.request({
-            host: url.hostname,
-            port: url.port,
-            path: '/api/v1/assets',
-            method: 'POST',
-            headers: { ...u.auth, 'content-type': 'multipart/form-data; boundary=b', 'content-length': '100000' },
-          });
-          req.on('error', () => resolve());
-          req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`);
-          req.write(Buffer.concat([PNG, Buffer.alloc(5000)]));
-          setTimeout(() => {
-            req.destroy();
-            resolve();
-          }, 100);
+        const req = http.request({
+          host: url.hostname,
+          port: url.port,
+          path: '/api/v1/assets',
+          method: 'POST',
+          headers: { ...u.auth, 'content-type': 'multipart/form-data; boundary=b', 'content-length': '100000' },
         });
+        req.on('error', () => undefined);
+        req.write(`--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`);
+        req.write(Buffer.concat([PNG, Buffer.alloc(5000)]));
+        // Cut only once the server is storing the file, so the cleanup below has something to clean.
+        await waitFor(() => h.unsettledUploads() > 0, 'the server to begin storing the upload');
+        req.destroy();
         await waitFor(() => h.unsettledUploads() === 0, 'the cut upload to be settled');
         expect(await h.ports.assets.countBySha256(createHash('sha256').update(Buffer.concat([PNG, Buffer.alloc(5000)])).digest('hex'))).to.equal(0);
         const ok = await upload(form([{ name: 'file', filename: 'ok.png', body: PNG }]));

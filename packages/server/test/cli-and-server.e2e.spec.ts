@@ -94,6 +94,7 @@ describe('CLI and server as separate processes', function () {
       const response = await fetch(`${server.url}/api/v1/account`, { headers: auth() });
       if (response.status === status || Date.now() > deadline) return response;
       await response.arrayBuffer();
+      // Not synchronisation: the poll interval inside the one second the contract allows; the caller asserts the answer.
       await new Promise((r) => setTimeout(r, 25));
     }
   }
