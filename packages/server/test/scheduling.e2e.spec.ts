@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type AcceptedPrompt, type FakeComfyUI } from '@runload/fake-comfyui';
+import { waitFor } from '@runload/core/testing';
 import { apiClient, type ApiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
@@ -132,10 +133,22 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     });
 
     it("does not delay another account's first run behind 20 queued runs of one account by more than one run", async () => {
+      // Both backends held while the queues form, so at the other account's create each backend has
+      // exactly one of the busy account's runs and no claim is in transit: what follows is the order.
+      withSdxl.pause();
+      plain.pause();
       const many: string[] = [];
-      for (let i = 0; i < 20; i += 1) many.push(await create(client(i).a, 'v15'));
-      const mine = await create(client(1).b, 'v15');
-      const createdAt = performance.timeOrigin + performance.now();
+      let mine = '';
+      let createdAt = 0;
+      try {
+        for (let i = 0; i < 20; i += 1) many.push(await create(client(i).a, 'v15'));
+        await waitFor(() => withSdxl.prompts.some((p) => many.includes(runOf(p))) && plain.prompts.some((p) => many.includes(runOf(p))), 'each backend to hold one run of the busy account');
+        mine = await create(client(1).b, 'v15');
+        createdAt = performance.timeOrigin + performance.now();
+      } finally {
+        withSdxl.resume();
+        plain.resume();
+      }
       await client(1).b.waitFor(mine, ['succeeded'], 60_000);
       const all = [...withSdxl.prompts, ...plain.prompts];
       const mineAt = all.find((p) => runOf(p) === mine)?.received_at ?? Infinity;
