@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type Transition } from '@runload/core';
+import { CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type Transition, type WorkSignal } from '@runload/core';
 import { IN_MEMORY_BACKEND, InMemoryExecutor, ManualTimers } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
@@ -31,7 +31,7 @@ function processView(inner: InMemoryExecutor): { executor: Executor; kill: () =>
   return { executor, kill: () => (alive = false) };
 }
 
-async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; backendGraceMs?: number } = {}) {
+async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; backendGraceMs?: number; lostSignals?: string } = {}) {
   const backend = new InMemoryExecutor();
   const w = await makeWorld({ executor: backend });
   const p = await w.principal('ultra');
@@ -39,10 +39,15 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   const logs: string[] = [];
   const transitions: Transition[] = [];
   const waiters = new Set<() => void>();
+  // A notification that never arrives (Redis down, say): the dispatcher must not depend on it.
+  const signal: WorkSignal = {
+    notify: (reason) => w.ports.workSignal.notify(reason),
+    subscribe: (listener) => w.ports.workSignal.subscribe((reason) => reason !== options.lostSignals && listener(reason)),
+  };
   const make = (owner = 'instance-a', executor: Executor = backend) => {
     const timers = new ManualTimers(w.clock);
     const dispatcher = new Dispatcher(
-      { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor, lifecycle, signal: w.ports.workSignal, clock: w.clock, timers },
+      { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor, lifecycle, signal, clock: w.clock, timers },
       {
         owner,
         leaseMs: LEASE_MS,
@@ -535,21 +540,41 @@ describe('Dispatcher', () => {
     await doomed.dispatcher.stop();
   });
 
-  it('reads the run only for the events it records: node events and throttled progress ticks cost no database read', async () => {
-    const t = await setup();
+  it('applies a cancel whose notification never came at the next sweep', async () => {
+    const t = await setup({ lostSignals: 'run-cancel' });
     await t.a.dispatcher.start();
     const run = await t.create();
     await t.a.dispatcher.idle();
     t.backend.start(run.id, t.w.clock.nowMs());
     await t.a.dispatcher.idle();
+    expect((await t.w.api.cancelRun.execute(t.p, run.id)).status).to.equal('canceling');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status, 'nothing told the dispatcher').to.equal('canceling');
+    await t.a.sweep();
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('reads the run for none of the events it records as it goes: start, node events and throttled progress ticks', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
     const runs = t.w.ports.runs;
     const get = runs.get.bind(runs);
+    const update = runs.update.bind(runs);
     let reads = 0;
+    let progressWrites = 0;
     runs.get = async (id) => {
       if (id === run.id) reads += 1;
       return get(id);
     };
+    runs.update = async (id, patch, expected) => {
+      if (id === run.id && patch.progress) progressWrites += 1;
+      return update(id, patch, expected);
+    };
     try {
+      t.backend.start(run.id, t.w.clock.nowMs());
       for (const node of ['1', '2', '3']) t.backend.executing(run.id, node);
       t.backend.progress(run.id, 1, 4, '2');
       t.backend.progress(run.id, 2, 4, '2');
@@ -557,15 +582,20 @@ describe('Dispatcher', () => {
       await t.a.dispatcher.idle();
     } finally {
       runs.get = get;
+      runs.update = update;
     }
-    expect((await t.get(run.id)).progress?.value).to.equal(4);
-    // The first tick and the node's completion are written; the rest is skipped before any read.
-    expect(reads).to.equal(2);
+    const running = await t.get(run.id);
+    expect(running.status).to.equal('running');
+    expect(running.progress?.value).to.equal(4);
+    // The first tick and the node's completion are written (the status their condition), the tick between skipped.
+    expect(progressWrites).to.equal(2);
+    expect(reads).to.equal(0);
     t.backend.succeed(run.id, [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
     await t.a.dispatcher.idle();
     expect((await t.get(run.id)).status).to.equal('succeeded');
     await t.a.dispatcher.stop();
   });
+
 });
 
 describe('Dispatcher: run states', () => {

@@ -12,6 +12,7 @@ import { describeError, type DispatchContext, type DispatcherDeps, type Dispatch
 import { FollowedRuns } from './dispatch/followed-run.js';
 import { LeaseKeeper } from './dispatch/lease-keeper.js';
 import { Sweeper } from './dispatch/sweeper.js';
+import { RecentAppVersions } from './recent-app-versions.js';
 
 export type { DispatcherDeps, DispatcherOptions, Transition } from './dispatch/context.js';
 export type { FollowEvent, FollowState } from './dispatch/follow-state.js';
@@ -30,7 +31,8 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     const ctx: DispatchContext = {
-      deps,
+      // A version never changes: the one read for the last run serves the next (one read less per run).
+      deps: { ...deps, appVersions: new RecentAppVersions(deps.appVersions, deps.clock) },
       options,
       spawn: (task) => this.spawn(task),
       wake: () => this.wake(),

@@ -23,7 +23,8 @@ export class FollowedRun {
   private constructor(
     private readonly ctx: DispatchContext,
     private readonly registry: FollowedRuns,
-    readonly runId: string,
+    /** The run as claimed (or taken over): what never changes while it is followed, read from here. */
+    private readonly claimedRow: Run,
     readonly backendId: string,
   ) {
     registry.add(this);
@@ -31,16 +32,20 @@ export class FollowedRun {
 
   /** A run this dispatcher claimed: its prompt is sent now. */
   static claimed(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
-    const followed = new FollowedRun(ctx, registry, run.id, run.backendId);
+    const followed = new FollowedRun(ctx, registry, run, run.backendId);
     ctx.spawn(() => followed.submit(run));
     return followed;
   }
 
   /** A run whose dispatcher died, its lease now ours: its prompt is on the backend already. */
   static takenOver(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
-    const followed = new FollowedRun(ctx, registry, run.id, run.backendId);
+    const followed = new FollowedRun(ctx, registry, run, run.backendId);
     followed.on({ type: 'accepted' });
     return followed;
+  }
+
+  get runId(): string {
+    return this.claimedRow.id;
   }
 
   get state(): FollowState {
@@ -68,9 +73,6 @@ export class FollowedRun {
     if (next.state.kind === 'settled') {
       this.unfollow();
       this.registry.remove(this);
-    } else if (from.kind === 'sent' && next.state.kind === 'finishing') {
-      // The backend is done with this run: it may get its next one while the outputs are stored.
-      this.ctx.wake();
     }
     for (const effect of next.effects) this.ctx.spawn(() => this.perform(effect));
   }
@@ -122,18 +124,14 @@ export class FollowedRun {
         options.log('warn', 'run over its time limit; interrupting', { runId: this.runId });
         await deps.executor.cancel(this.backendId, this.runId).catch(() => undefined);
         return;
-      case 'record-started': {
-        const run = await this.read();
-        if (!run) return;
-        await deps.lifecycle.started(run, effect.atMs);
-        if (run.cancelRequested) this.on({ type: 'cancel-requested' });
+      // Both write with the run's status as their condition, so they need no read first (a cancel
+      // asked meanwhile comes by the work signal, and every sweep looks for one).
+      case 'record-started':
+        await deps.lifecycle.started(this.claimedRow, effect.atMs);
         return;
-      }
-      case 'record-progress': {
-        const run = await this.read();
-        if (run) await deps.lifecycle.progress(run, { value: effect.value, max: effect.max, nodeId: effect.nodeId });
+      case 'record-progress':
+        await deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId });
         return;
-      }
       case 'store':
         try {
           await this.store(effect.result, effect.timedOut);
@@ -148,12 +146,6 @@ export class FollowedRun {
         options.log('warn', effect.message, { runId: this.runId, error: describeError(effect.error) });
         return;
     }
-  }
-
-  /** The run as stored, or null once this following is over (another may have the run now). */
-  private async read(): Promise<Run | null> {
-    const run = await this.ctx.deps.runs.get(this.runId);
-    return this.current.kind === 'settled' ? null : run;
   }
 
   private async store(result: Extract<Effect, { do: 'store' }>['result'], timedOut: boolean): Promise<void> {

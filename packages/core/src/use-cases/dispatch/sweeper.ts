@@ -63,6 +63,8 @@ export class Sweeper {
       const run = await deps.runs.get(followed.runId);
       if (!run) continue;
       if (run.startedAt && now - run.startedAt.getTime() > options.maxRunSeconds * 1000) followed.on({ type: 'over-time-limit' });
+      // A cancel whose signal never came (a lost notification) is applied here at the latest.
+      if (run.cancelRequested) followed.on({ type: 'cancel-requested' });
       // A run taken over above was reconciled a moment ago. One that cannot be settled now must not
       // keep the sweep from the runs after it.
       if (takenOver.has(followed.runId)) continue;
