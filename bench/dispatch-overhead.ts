@@ -155,7 +155,8 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   if (profileDir) {
     const summary = summarizeProfileDir(profileDir);
     if (summary) say(`- where the server's time goes (this benchmark, CPU profile): ${summary}`);
-    rmSync(profileDir, { recursive: true, force: true });
+    if (process.env.RUNLOAD_BENCH_KEEP_PROFILE) process.stdout.write(`profile kept in ${profileDir}\n`);
+    else rmSync(profileDir, { recursive: true, force: true });
   }
   say('');
 }

@@ -15,7 +15,10 @@ import { benchIntegrations } from './integrations.js';
 import { benchS3Upload } from './s3-upload.js';
 
 const quick = process.argv.includes('--quick');
-/** `--only=s3-upload` runs that section alone and replaces it in BENCHMARKS.md. */
+/**
+ * `--only=<section>` runs one section alone (`http`, `dispatch`, `scale`, `integrations`,
+ * `s3-upload`) and, in a full run, replaces that section's blocks in BENCHMARKS.md.
+ */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 const lines: string[] = [];
 const say = (line: string) => {
@@ -23,19 +26,41 @@ const say = (line: string) => {
   lines.push(line);
 };
 
-if (only === 's3-upload') {
+type Section = (fakeUrl: string) => Promise<void>;
+const SECTIONS: Record<string, Section> = {
+  http: (fakeUrl) => benchHttpPaths({ quick, say, fakeUrl }),
+  dispatch: () => benchDispatch({ quick, say }),
+  scale: (fakeUrl) => benchScale({ quick, say, fakeUrl }),
+  integrations: () => benchIntegrations({ quick, say }),
+  's3-upload': (fakeUrl) => benchS3Upload({ quick, say, fakeUrl }),
+};
+
+/** Replaces in `current` each `## ` block of `fresh` that has the same heading (appended when new). */
+function replaceBlocks(current: string, fresh: string): string {
+  const blocks = (text: string) => text.split(/\n(?=## )/);
+  const next = blocks(current);
+  for (const block of blocks(fresh).filter((b) => b.startsWith('## '))) {
+    const heading = block.slice(0, block.indexOf('\n'));
+    const at = next.findIndex((b) => b.slice(0, b.indexOf('\n')) === heading);
+    if (at < 0) next.push(block);
+    else next[at] = block;
+  }
+  return `${next.map((b) => b.trimEnd()).join('\n\n')}\n`;
+}
+
+if (only !== null) {
+  const section = SECTIONS[only];
+  if (!section) {
+    process.stderr.write(`unknown section ${only}; one of ${Object.keys(SECTIONS).join(', ')}\n`);
+    process.exit(2);
+  }
   const fake = await startFakeComfyUI({ executionMs: 0 });
   fake.pause();
-  await benchS3Upload({ quick, say, fakeUrl: fake.url });
+  await section(fake.url);
   await fake.close();
   if (!quick) {
     const file = path.join(ROOT, 'BENCHMARKS.md');
-    const current = readFileSync(file, 'utf8');
-    const section = `${lines.join('\n')}\n`;
-    const start = current.indexOf('## 6. Upload of a');
-    const end = start < 0 ? -1 : current.indexOf('\n## ', start + 1);
-    const kept = start < 0 ? `${current.trimEnd()}\n\n` : current.slice(0, start);
-    writeFileSync(file, `${kept}${section}${end < 0 ? '' : current.slice(end + 1)}`);
+    writeFileSync(file, replaceBlocks(readFileSync(file, 'utf8'), lines.join('\n')));
   }
   process.exit(0);
 }
@@ -48,11 +73,7 @@ say('');
 
 const fake = await startFakeComfyUI({ executionMs: 0 });
 fake.pause();
-await benchHttpPaths({ quick, say, fakeUrl: fake.url });
-await benchDispatch({ quick, say });
-await benchScale({ quick, say, fakeUrl: fake.url });
-await benchIntegrations({ quick, say });
-await benchS3Upload({ quick, say, fakeUrl: fake.url });
+for (const section of Object.values(SECTIONS)) await section(fake.url);
 await fake.close();
 
 if (!quick) writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), `${lines.join('\n')}\n`);

@@ -16,6 +16,7 @@ export * from './domain/fair-share.js';
 export * from './domain/input-validation.js';
 
 export * from './ports/clock.js';
+export * from './ports/timers.js';
 export * from './ports/id-generator.js';
 export * from './ports/account-repository.js';
 export * from './ports/api-key-repository.js';
@@ -40,6 +41,7 @@ export * from './domain/webhook.js';
 export * from './domain/webhook-delivery.js';
 
 export * from './system/system-clock.js';
+export * from './system/system-timers.js';
 export * from './system/random-ids.js';
 
 export * from './domain/run-request.js';

@@ -1,217 +1,280 @@
 import { expect } from 'chai';
-import { CoreError, Dispatcher, RunLifecycle, type ExecutionJob, type Run } from '@runload/core';
-import { IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
+import { CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type Transition, type WorkSignal } from '@runload/core';
+import { IN_MEMORY_BACKEND, InMemoryExecutor, ManualTimers } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
-async function eventually<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 3000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+const SWEEP_MS = 1000;
+const LEASE_MS = 30_000;
+const OUT = { nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG };
+
+/**
+ * An executor as one process sees it: `kill` is that process dying (its sockets drop, its calls
+ * fail), while the backend itself and every other process go on.
+ */
+function processView(inner: InMemoryExecutor): { executor: Executor; kill: () => void } {
+  let alive = true;
+  const dead = (): never => {
+    throw new CoreError('SERVICE_UNAVAILABLE', 'this process is gone');
+  };
+  const executor: Executor = {
+    health: () => inner.health(),
+    placement: () => (alive ? inner.placement() : []),
+    lacks: (backendId, work) => inner.lacks(backendId, work),
+    missingEverywhere: (work) => inner.missingEverywhere(work),
+    submit: async (backendId, job) => (alive ? inner.submit(backendId, job) : dead()),
+    inspect: async (backendId, runId) => (alive ? inner.inspect(backendId, runId) : dead()),
+    follow: (backendId, runId, listener) => inner.follow(backendId, runId, (event) => alive && listener(event)),
+    fetchOutput: async (backendId, ref) => (alive ? inner.fetchOutput(backendId, ref) : dead()),
+    cancel: async (backendId, runId) => (alive ? inner.cancel(backendId, runId) : dead()),
+    close: async () => undefined,
+  };
+  return { executor, kill: () => (alive = false) };
 }
 
-async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; limits?: unknown; depth?: number } = {}) {
-  const executor = new InMemoryExecutor();
-  const w = await makeWorld({ executor, ...(options.limits ? { limits: options.limits } : {}) });
+async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; backendGraceMs?: number; lostSignals?: string } = {}) {
+  const backend = new InMemoryExecutor();
+  const w = await makeWorld({ executor: backend });
   const p = await w.principal('ultra');
   const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
   const logs: string[] = [];
-  const make = (owner = 'instance-a') =>
-    new Dispatcher(
-      { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor, lifecycle, signal: w.ports.workSignal, clock: w.clock },
+  const transitions: Transition[] = [];
+  const waiters = new Set<() => void>();
+  // A notification that never arrives (Redis down, say): the dispatcher must not depend on it.
+  const signal: WorkSignal = {
+    notify: (reason) => w.ports.workSignal.notify(reason),
+    subscribe: (listener) => w.ports.workSignal.subscribe((reason) => reason !== options.lostSignals && listener(reason)),
+  };
+  const make = (owner = 'instance-a', executor: Executor = backend) => {
+    const timers = new ManualTimers(w.clock);
+    const dispatcher = new Dispatcher(
+      { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor, lifecycle, signal, clock: w.clock, timers },
       {
         owner,
-        leaseMs: 30_000,
+        leaseMs: LEASE_MS,
         depth: options.depth ?? 1,
         maxQueueSeconds: options.maxQueueSeconds ?? 3600,
         maxRunSeconds: options.maxRunSeconds ?? 1800,
-        sweepMs: 60_000,
-        backendGraceMs: 0,
+        sweepMs: SWEEP_MS,
+        backendGraceMs: options.backendGraceMs ?? 0,
         log: (_l, m) => logs.push(m),
+        onTransition: (change) => {
+          transitions.push(change);
+          for (const wake of [...waiters]) wake();
+        },
       },
     );
-  const dispatcher = make();
+    /** Moves time by `ms` (firing this dispatcher's timers on the way) and waits for what that started. */
+    const tick = async (ms: number) => {
+      await timers.advance(ms);
+      await dispatcher.idle();
+    };
+    return { dispatcher, timers, tick, sweep: () => tick(SWEEP_MS) };
+  };
+  const a = make();
   const create = async (inputs: Record<string, unknown> = {}) =>
     (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs } })).run;
-  const status = (id: string, s: Run['status']) => eventually(async () => {
+  const get = async (id: string) => {
     const run = await w.ports.runs.get(id);
-    return run?.status === s ? run : null;
-  }, `run ${id} to be ${s}`);
-  const submitted = (id: string) => eventually(async () => executor.job(id), `run ${id} to reach the backend`);
+    if (!run) throw new Error(`no run ${id}`);
+    return run;
+  };
+  /** Resolves at the first transition (past or to come) that matches; fails after `timeoutMs`. */
+  const transition = (matches: (t: Transition) => boolean, what: string, timeoutMs = 3000) =>
+    new Promise<Transition>((resolve, reject) => {
+      const check = () => {
+        const found = transitions.find(matches);
+        if (!found) return;
+        waiters.delete(check);
+        clearTimeout(deadline);
+        resolve(found);
+      };
+      const deadline = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${what}; transitions seen: ${JSON.stringify(transitions)}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
   /** Runs `before` in every submit until restored, ahead of the backend getting the job (which `before` may replace). */
   const onSubmit = (before: (job: ExecutionJob) => Promise<ExecutionJob | void>) => {
-    const original = executor.submit.bind(executor);
-    executor.submit = async (backendId, job) => original(backendId, (await before(job)) ?? job);
+    const original = backend.submit.bind(backend);
+    backend.submit = async (backendId, job) => original(backendId, (await before(job)) ?? job);
     return () => {
-      executor.submit = original;
+      backend.submit = original;
     };
   };
   /** Starts dispatching; a run is sent, and its backend runs it for 2 s and reports one output, out.png. */
   const finishedRun = async () => {
-    await dispatcher.start();
+    await a.dispatcher.start();
     const run = await create();
-    await submitted(run.id);
+    await a.dispatcher.idle();
     const start = w.clock.nowMs();
-    executor.start(run.id, start);
-    executor.succeed(run.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2000 });
+    backend.start(run.id, start);
+    backend.succeed(run.id, [OUT], { startedAtMs: start, finishedAtMs: start + 2000 });
+    await a.dispatcher.idle();
     return run;
   };
-  return { w, p, executor, dispatcher, make, create, status, submitted, onSubmit, finishedRun, logs };
+  const sentTimes = (id: string) => backend.submitted.filter((j) => j.runId === id).length;
+  return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, logs, sentTimes };
 }
 
 describe('Dispatcher', () => {
   it('dispatches a run with its media, follows it, stores its outputs and charges its GPU time', async () => {
     const t = await setup();
-    await t.dispatcher.start();
+    await t.a.dispatcher.start();
     const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
     const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
-    const job = await t.submitted(run.id);
-    expect(job.inputs).to.deep.equal({ '1:image': image.id, '2:blur_radius': 9 });
-    expect(Object.keys(job.media)).to.deep.equal(['1:image']);
+    await t.a.dispatcher.idle();
+    const job = t.backend.job(run.id);
+    expect(job?.inputs).to.deep.equal({ '1:image': image.id, '2:blur_radius': 9 });
+    expect(Object.keys(job?.media ?? {})).to.deep.equal(['1:image']);
     const start = t.w.clock.nowMs() + 1500;
-    t.executor.start(run.id, start);
-    const running = await t.status(run.id, 'running');
+    t.backend.start(run.id, start);
+    await t.a.dispatcher.idle();
+    const running = await t.get(run.id);
+    expect(running.status).to.equal('running');
     expect(running.metrics.queueMs).to.equal(1500);
-    t.executor.progress(run.id, 4, 4, '2');
-    await eventually(async () => (await t.w.ports.runs.get(run.id))?.progress, 'progress');
-    t.executor.succeed(run.id, [{ nodeId: '4', filename: 'out_00001_.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 2500 });
-    const done = await t.status(run.id, 'succeeded');
+    t.backend.progress(run.id, 4, 4, '2');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).progress).to.deep.include({ value: 4, max: 4 });
+    t.backend.succeed(run.id, [{ ...OUT, filename: 'out_00001_.png' }], { startedAtMs: start, finishedAtMs: start + 2500 });
+    await t.a.dispatcher.idle();
+    const done = await t.get(run.id);
+    expect(done.status).to.equal('succeeded');
     expect(done.metrics).to.deep.equal({ queueMs: 1500, runMs: 2500, gpuSeconds: 2.5 });
     expect(done.outputs).to.have.length(1);
-    const output = done.outputs[0];
-    const content = await t.w.api.getAsset.content(t.p, output?.assetId ?? '', null);
+    const content = await t.w.api.getAsset.content(t.p, done.outputs[0]?.assetId ?? '', null);
     expect(content.asset).to.include({ filename: 'out_00001_.png', contentType: 'image/png', accountId: t.p.account.id });
-    const overview = await t.w.api.accountOverview.execute(t.p);
-    expect(overview.quota.used).to.equal(2.5);
-    await t.dispatcher.stop();
-    expect(t.executor.submitted).to.have.length(1);
+    expect((await t.w.api.accountOverview.execute(t.p)).quota.used).to.equal(2.5);
+    expect(t.a.dispatcher.inFlight()).to.equal(0);
+    await t.a.dispatcher.stop();
+    expect(t.backend.submitted).to.have.length(1);
+    expect(t.a.timers.pending(), 'a stopped dispatcher leaves no timer').to.equal(0);
   });
 
   it("stores a finished run's outputs at the next sweep when reading them failed the first time", async () => {
     const t = await setup();
-    const original = t.executor.fetchOutput.bind(t.executor);
+    const original = t.backend.fetchOutput.bind(t.backend);
     let failures = 1;
-    t.executor.fetchOutput = async (backendId, ref) => {
+    t.backend.fetchOutput = async (backendId, ref) => {
       if (failures-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the backend went away for a moment');
       return original(backendId, ref);
     };
     const run = await t.finishedRun();
-    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
-    expect((await t.w.ports.runs.get(run.id))?.status, 'still running after the failed attempt').to.equal('running');
-    await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
-    const done = await t.status(run.id, 'succeeded');
+    await t.transition((c) => c.event === 'store-failed' && c.to === 'sent', 'the first attempt to fail');
+    expect((await t.get(run.id)).status, 'still running after the failed attempt').to.equal('running');
+    await t.a.sweep();
+    const done = await t.get(run.id);
+    expect(done.status).to.equal('succeeded');
     expect(done.outputs).to.have.length(1);
     expect((await t.w.api.accountOverview.execute(t.p)).quota.used, 'charged once').to.equal(2);
-    await t.dispatcher.stop();
+    await t.a.dispatcher.stop();
   });
 
-  it('fails a run OUTPUTS_UNREADABLE, charged its execution time, when its outputs can never be read', async () => {
+  it('fails a run OUTPUTS_UNREADABLE, charged its execution time, once its outputs stayed unreadable five times', async () => {
     const t = await setup();
-    t.executor.fetchOutput = async () => {
+    let reads = 0;
+    t.backend.fetchOutput = async () => {
+      reads += 1;
       throw new CoreError('SERVICE_UNAVAILABLE', 'output out.png is gone');
     };
     const run = await t.finishedRun();
-    const sweep = () => (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
-    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first attempt to fail');
-    for (let i = 0; i < 10 && (await t.w.ports.runs.get(run.id))?.status === 'running'; i += 1) await sweep().catch(() => undefined);
-    const failed = await t.status(run.id, 'failed');
+    for (let sweep = 1; sweep <= 3; sweep += 1) await t.a.sweep();
+    expect(reads, 'the first attempt and three sweeps').to.equal(4);
+    expect((await t.get(run.id)).status).to.equal('running');
+    await t.a.sweep();
+    expect(reads).to.equal(5);
+    const failed = await t.get(run.id);
+    expect(failed.status).to.equal('failed');
     expect(failed.error?.code).to.equal('OUTPUTS_UNREADABLE');
     expect(failed.error?.message).to.include('output out.png is gone');
     expect(failed.metrics.gpuSeconds, 'the backend executed it').to.equal(2);
     expect((await t.w.api.accountOverview.execute(t.p)).quota.used).to.equal(2);
-    await t.dispatcher.stop();
+    expect(t.a.dispatcher.inFlight()).to.equal(0);
+    await t.a.dispatcher.stop();
   });
 
   it('goes on with the other runs when one cannot be settled: a later run still meets its time limit', async () => {
     const t = await setup({ depth: 2, maxRunSeconds: 60 });
-    t.executor.fetchOutput = async () => {
+    t.backend.fetchOutput = async () => {
       throw new CoreError('SERVICE_UNAVAILABLE', 'output gone');
     };
-    await t.dispatcher.start();
+    await t.a.dispatcher.start();
     const stuck = await t.create();
     const slow = await t.create();
-    await t.submitted(stuck.id);
-    await t.submitted(slow.id);
+    await t.a.dispatcher.idle();
     const start = t.w.clock.nowMs();
-    t.executor.start(stuck.id, start);
-    t.executor.start(slow.id, start);
-    await t.status(slow.id, 'running');
-    t.executor.succeed(stuck.id, [{ nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG }], { startedAtMs: start, finishedAtMs: start + 1 });
-    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the outputs of the first run to fail');
-    t.w.clock.advance(61_000);
-    await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
-    expect((await t.status(slow.id, 'failed')).error?.code).to.equal('RUN_TIMEOUT');
-    await t.dispatcher.stop();
+    t.backend.start(stuck.id, start);
+    t.backend.start(slow.id, start);
+    t.backend.succeed(stuck.id, [OUT], { startedAtMs: start, finishedAtMs: start + 1 });
+    await t.a.dispatcher.idle();
+    await t.transition((c) => c.runId === stuck.id && c.event === 'store-failed', 'the outputs of the first run to fail');
+    await t.a.tick(61_000);
+    const failed = await t.get(slow.id);
+    expect(failed.status).to.equal('failed');
+    expect(failed.error?.code).to.equal('RUN_TIMEOUT');
+    await t.a.dispatcher.stop();
   });
 
   it('fails a run the backend refuses with VALIDATION_ERROR, and a node error with EXECUTION_ERROR', async () => {
     const t = await setup();
-    await t.dispatcher.start();
-    t.executor.rejectNext = { code: 'VALIDATION_ERROR', message: 'Prompt outputs failed validation', nodeId: null, nodeType: null, details: { '1': {} } };
+    await t.a.dispatcher.start();
+    t.backend.rejectNext = { code: 'VALIDATION_ERROR', message: 'Prompt outputs failed validation', nodeId: null, nodeType: null, details: { '1': {} } };
     const refused = await t.create();
-    const failed = await t.status(refused.id, 'failed');
+    await t.a.dispatcher.idle();
+    const failed = await t.get(refused.id);
     expect(failed.error?.code).to.equal('VALIDATION_ERROR');
     expect(failed.metrics.gpuSeconds).to.equal(null);
     const run = await t.create();
-    await t.submitted(run.id);
-    t.executor.start(run.id, t.w.clock.nowMs());
-    t.executor.fail(run.id, { code: 'EXECUTION_ERROR', message: 'boom', nodeId: '2', nodeType: 'ImageBlur' }, { startedAtMs: 0, finishedAtMs: 400 });
-    const errored = await t.status(run.id, 'failed');
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    t.backend.fail(run.id, { code: 'EXECUTION_ERROR', message: 'boom', nodeId: '2', nodeType: 'ImageBlur' }, { startedAtMs: 0, finishedAtMs: 400 });
+    await t.a.dispatcher.idle();
+    const errored = await t.get(run.id);
     expect(errored.error).to.deep.include({ code: 'EXECUTION_ERROR', nodeId: '2', nodeType: 'ImageBlur' });
     expect(errored.metrics.gpuSeconds).to.equal(0.4);
-    await t.dispatcher.stop();
+    await t.a.dispatcher.stop();
   });
 
-  it('cancels a run queued on the backend and one that is running', async () => {
+  it('cancels a run after its prompt was sent: one still queued on the backend, and one running there', async () => {
     const t = await setup();
-    await t.dispatcher.start();
+    await t.a.dispatcher.start();
     const queued = await t.create();
-    await t.submitted(queued.id);
+    await t.a.dispatcher.idle();
     expect((await t.w.api.cancelRun.execute(t.p, queued.id)).status).to.equal('canceling');
-    expect((await t.status(queued.id, 'canceled')).metrics.gpuSeconds).to.equal(null);
+    await t.a.dispatcher.idle();
+    expect((await t.get(queued.id)).status).to.equal('canceled');
+    expect((await t.get(queued.id)).metrics.gpuSeconds).to.equal(null);
+    expect(t.backend.job(queued.id), 'taken off the backend queue').to.equal(undefined);
     const running = await t.create();
-    await t.submitted(running.id);
-    t.executor.start(running.id, t.w.clock.nowMs());
-    await t.status(running.id, 'running');
+    await t.a.dispatcher.idle();
+    t.backend.start(running.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
     expect((await t.w.api.cancelRun.execute(t.p, running.id)).status).to.equal('canceling');
-    await t.status(running.id, 'canceled');
-    await t.dispatcher.stop();
+    await t.a.dispatcher.idle();
+    expect((await t.get(running.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
   });
 
-  it('dispatches a run again when its backend forgets it before it starts, and fails it BACKEND_LOST after', async () => {
+  it('stores the outcome once when the run finishes while its cancel is in flight', async () => {
     const t = await setup();
-    await t.dispatcher.start();
-    const early = await t.create();
-    await t.submitted(early.id);
-    t.executor.forget(early.id);
-    await eventually(async () => t.executor.submitted.filter((j) => j.runId === early.id).length === 2, 'second dispatch');
-    t.executor.start(early.id, t.w.clock.nowMs());
-    await t.status(early.id, 'running');
-    t.executor.forget(early.id);
-    const lost = await t.status(early.id, 'failed');
-    expect(lost.error?.code).to.equal('BACKEND_LOST');
-    expect(lost.metrics.gpuSeconds).to.equal(null);
-    await t.dispatcher.stop();
-  });
-
-  it('never sends a run twice when its own sweep runs while the prompt is being sent', async () => {
-    const t = await setup();
-    const restore = t.onSubmit(async () => {
-      // The backend does not know the run yet: a reconciliation now must not requeue it.
-      await (t.dispatcher as unknown as { sweep(): Promise<void> }).sweep();
-    });
+    await t.a.dispatcher.start();
     const run = await t.create();
-    await t.dispatcher.start();
-    await t.submitted(run.id);
-    restore();
-    t.executor.start(run.id, t.w.clock.nowMs());
-    t.executor.succeed(run.id, [], { startedAtMs: 0, finishedAtMs: 10 });
-    await t.status(run.id, 'succeeded');
-    expect(t.executor.submitted.filter((j) => j.runId === run.id)).to.have.length(1);
-    await t.dispatcher.stop();
+    await t.a.dispatcher.idle();
+    const start = t.w.clock.nowMs();
+    t.backend.start(run.id, start);
+    await t.a.dispatcher.idle();
+    // The backend finishes the run as the cancel reaches it: nothing is left to interrupt.
+    t.backend.cancel = async (_backendId, runId) => t.backend.succeed(runId, [OUT], { startedAtMs: start, finishedAtMs: start + 700 });
+    await t.w.api.cancelRun.execute(t.p, run.id);
+    await t.a.dispatcher.idle();
+    const done = await t.get(run.id);
+    expect(done.status, 'what the backend did wins').to.equal('succeeded');
+    expect(done.outputs).to.have.length(1);
+    expect(done.metrics.gpuSeconds).to.equal(0.7);
+    const finishing = t.transitions.filter((c) => c.runId === run.id && c.to === 'finishing');
+    expect(finishing.map((c) => c.event), 'one way into finishing; the cancel answer came after').to.deep.equal(['backend']);
+    await t.a.dispatcher.stop();
   });
 
   it('settles a run canceled while its prompt was being sent as canceled at once, and never sends it', async () => {
@@ -221,13 +284,15 @@ describe('Dispatcher', () => {
       expect((await t.w.api.cancelRun.execute(t.p, job.runId)).status).to.equal('canceling');
     });
     const run = await t.create();
-    await t.dispatcher.start();
-    // Well within the 30 s lease: the run does not wait for another dispatcher's sweep.
-    const canceled = await t.status(run.id, 'canceled');
-    expect(t.executor.submitted).to.have.length(0);
+    // Within the lease: the run does not wait for another dispatcher's sweep.
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    const canceled = await t.get(run.id);
+    expect(canceled.status).to.equal('canceled');
+    expect(t.backend.submitted).to.have.length(0);
     expect(canceled.leaseOwner).to.equal(null);
     expect(canceled.metrics.gpuSeconds).to.equal(null);
-    await t.dispatcher.stop();
+    await t.a.dispatcher.stop();
   });
 
   it('applies a cancel that comes while the prompt is on its way once the backend has it', async () => {
@@ -236,52 +301,98 @@ describe('Dispatcher', () => {
       // The claim is verified, then the cancel comes before the prompt reaches the backend.
       expect(await job.stillClaimed?.()).to.equal(true);
       expect((await t.w.api.cancelRun.execute(t.p, job.runId)).status).to.equal('canceling');
-      await new Promise((r) => setTimeout(r, 20));
+      await t.transition((c) => c.runId === job.runId && c.from === 'submitting' && c.event === 'cancel-requested', 'the cancel to be noted');
       const { stillClaimed: _verified, ...rest } = job;
       return rest;
     });
     const run = await t.create();
-    await t.dispatcher.start();
-    await t.status(run.id, 'canceled');
-    expect(t.executor.submitted.map((j) => j.runId), 'the prompt was sent').to.deep.equal([run.id]);
-    expect(t.executor.job(run.id), 'and taken off the backend again').to.equal(undefined);
-    await t.dispatcher.stop();
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    expect(t.backend.submitted.map((j) => j.runId), 'the prompt was sent').to.deep.equal([run.id]);
+    expect(t.backend.job(run.id), 'and taken off the backend again').to.equal(undefined);
+    await t.a.dispatcher.stop();
+  });
+
+  it('never sends a run twice when its own sweep runs while the prompt is being sent', async () => {
+    const t = await setup();
+    const restore = t.onSubmit(async () => {
+      // The backend does not know the run yet: a reconciliation now must not requeue it.
+      await t.a.timers.advance(SWEEP_MS);
+    });
+    const run = await t.create();
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    restore();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    t.backend.succeed(run.id, [], { startedAtMs: 0, finishedAtMs: 10 });
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status).to.equal('succeeded');
+    expect(t.sentTimes(run.id)).to.equal(1);
+    await t.a.dispatcher.stop();
   });
 
   it('does not send a prompt once another dispatcher has taken the run over', async () => {
     const t = await setup();
     t.onSubmit(async (job) => {
       // This dispatcher stalled past its lease; another took the run over meanwhile.
-      t.w.clock.advance(30_001);
+      t.w.clock.advance(LEASE_MS + 1);
       await t.w.ports.runs.update(job.runId, { leaseOwner: 'instance-b' });
     });
     const run = await t.create();
-    await t.dispatcher.start();
-    await eventually(async () => t.logs.some((l) => l.startsWith('claim lost')), 'the dispatcher to give the run up');
-    expect(t.executor.submitted).to.have.length(0);
-    expect((await t.w.ports.runs.get(run.id))?.leaseOwner).to.equal('instance-b');
-    await t.dispatcher.stop();
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    expect(t.logs.some((l) => l.startsWith('claim lost')), 'the dispatcher gave the run up').to.equal(true);
+    expect(t.backend.submitted).to.have.length(0);
+    expect((await t.get(run.id)).leaseOwner).to.equal('instance-b');
+    expect(t.a.dispatcher.inFlight()).to.equal(0);
+    await t.a.dispatcher.stop();
   });
 
-  it('ignores a late "lost" of an earlier following once the run is dispatched anew', async () => {
+  it('dispatches a run again when its backend forgets it before it starts, and fails it BACKEND_LOST after', async () => {
     const t = await setup();
-    const listeners: ((event: { type: 'lost' }) => void)[] = [];
-    const follow = t.executor.follow.bind(t.executor);
-    t.executor.follow = (backendId, runId, listener) => {
-      listeners.push(listener as (event: { type: 'lost' }) => void);
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(run.id), 'sent again').to.equal(2);
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    const lost = await t.get(run.id);
+    expect(lost.status).to.equal('failed');
+    expect(lost.error?.code).to.equal('BACKEND_LOST');
+    expect(lost.metrics.gpuSeconds).to.equal(null);
+    await t.a.dispatcher.stop();
+  });
+
+  it('ignores the late events of an earlier following once the run is dispatched anew', async () => {
+    const t = await setup();
+    const listeners: ((event: ExecutionEvent) => void)[] = [];
+    const follow = t.backend.follow.bind(t.backend);
+    t.backend.follow = (backendId, runId, listener) => {
+      listeners.push(listener);
       return follow(backendId, runId, listener);
     };
-    await t.dispatcher.start();
+    await t.a.dispatcher.start();
     const run = await t.create();
-    await t.submitted(run.id);
-    t.executor.forget(run.id); // the backend forgets it before it starts: queued and sent again
-    await eventually(async () => t.executor.submitted.length === 2 && t.executor.job(run.id), 'the second dispatch');
-    await eventually(async () => listeners.length === 2, 'the second following');
-    listeners[0]?.({ type: 'lost' }); // the first following's news arrives late
-    await new Promise((r) => setTimeout(r, 50));
-    expect(t.executor.submitted, 'sent twice in all, never a third time').to.have.length(2);
-    expect((await t.w.ports.runs.get(run.id))?.backendId).to.equal(IN_MEMORY_BACKEND);
-    await t.dispatcher.stop();
+    await t.a.dispatcher.idle();
+    t.backend.forget(run.id); // the backend forgets it before it starts: queued and sent again
+    await t.a.dispatcher.idle();
+    expect(listeners).to.have.length(2);
+    // The first following's news arrives late: a loss, a start, an outcome.
+    listeners[0]?.({ type: 'lost' });
+    listeners[0]?.({ type: 'started', atMs: t.w.clock.nowMs() });
+    listeners[0]?.({ type: 'finished', result: { state: 'failed', error: { code: 'EXECUTION_ERROR', message: 'old', nodeId: null, nodeType: null }, timing: null } });
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(run.id), 'sent twice in all, never a third time').to.equal(2);
+    const current = await t.get(run.id);
+    expect(current.status).to.equal('queued');
+    expect(current.backendId).to.equal(IN_MEMORY_BACKEND);
+    expect(t.a.dispatcher.inFlight()).to.equal(1);
+    await t.a.dispatcher.stop();
   });
 
   it('frees a run it dropped after an unexpected error when its lease lapses, and dispatches it again', async () => {
@@ -291,121 +402,213 @@ describe('Dispatcher', () => {
       throw new Error('the input could not be read');
     });
     const run = await t.create();
-    await t.dispatcher.start();
-    await eventually(async () => t.logs.includes('dispatcher task failed'), 'the first dispatch to fail');
-    const internals = t.dispatcher as unknown as { sweep(): Promise<void>; renewLeases(): Promise<number> };
-    t.w.clock.advance(20_000);
-    expect(await internals.renewLeases(), 'a dropped run keeps no lease').to.equal(0);
-    t.w.clock.advance(10_001);
-    await internals.sweep();
-    await t.submitted(run.id);
-    expect((await t.w.ports.runs.get(run.id))?.status).to.equal('queued');
-    await t.dispatcher.stop();
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    expect(t.a.dispatcher.inFlight(), 'dropped').to.equal(0);
+    const lease = (await t.get(run.id)).leaseExpiresAt?.getTime();
+    await t.a.tick(LEASE_MS / 2);
+    expect((await t.get(run.id)).leaseExpiresAt?.getTime(), 'a dropped run keeps no lease').to.equal(lease);
+    expect(t.backend.submitted).to.have.length(0);
+    await t.a.tick(LEASE_MS / 2 + SWEEP_MS);
+    expect(t.sentTimes(run.id)).to.equal(1);
+    expect((await t.get(run.id)).status).to.equal('queued');
+    await t.a.dispatcher.stop();
+  });
+
+  it('renews the leases of the runs it follows on its own timer', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    const first = (await t.get(run.id)).leaseExpiresAt?.getTime() ?? 0;
+    await t.a.tick(LEASE_MS * 2);
+    expect((await t.get(run.id)).leaseExpiresAt?.getTime()).to.be.greaterThan(first + LEASE_MS);
+    expect((await t.get(run.id)).leaseOwner).to.equal('instance-a');
+    await t.a.dispatcher.stop();
+    expect((await t.get(run.id)).leaseOwner, 'released at stop').to.equal(null);
   });
 
   it('requeues a run when the backend is unreachable at submit', async () => {
     const t = await setup();
     const run = await t.create();
-    t.executor.available = false;
-    await t.dispatcher.start();
-    t.executor.available = true;
-    t.dispatcher.wake();
-    await t.submitted(run.id);
-    expect((await t.w.ports.runs.get(run.id))?.status).to.equal('queued');
-    await t.dispatcher.stop();
+    const restore = t.onSubmit(async () => {
+      restore();
+      throw new CoreError('SERVICE_UNAVAILABLE', 'connection refused');
+    });
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    expect(t.logs).to.include('backend unreachable at submit; run queued again');
+    expect(t.sentTimes(run.id), 'dispatched again once queued').to.equal(1);
+    expect((await t.get(run.id)).status).to.equal('queued');
+    await t.a.dispatcher.stop();
+  });
+
+  it('fails a running run BACKEND_LOST once its backend stays unreachable past the grace period', async () => {
+    const t = await setup({ backendGraceMs: 5000 });
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    t.backend.available = false;
+    await t.a.sweep();
+    await t.a.tick(3000);
+    expect((await t.get(run.id)).status, 'within the grace period').to.equal('running');
+    t.backend.available = true;
+    await t.a.sweep();
+    t.backend.available = false;
+    await t.a.tick(4000);
+    expect((await t.get(run.id)).status, 'the grace period starts again once it answered').to.equal('running');
+    await t.a.tick(2000);
+    const lost = await t.get(run.id);
+    expect(lost.status).to.equal('failed');
+    expect(lost.error?.code).to.equal('BACKEND_LOST');
+    expect(lost.error?.message).to.include('unreachable');
+    await t.a.dispatcher.stop();
   });
 
   it('fails a run past its time limit with RUN_TIMEOUT and expires a run that never started', async () => {
     const t = await setup({ maxRunSeconds: 10, maxQueueSeconds: 60 });
     const stale = await t.create();
-    t.executor.available = false;
-    t.w.clock.advance(61_000);
-    const d = t.make('sweeper');
-    await d.start();
-    expect((await t.w.ports.runs.get(stale.id))?.status).to.equal('expired');
-    await d.stop();
-    t.executor.available = true;
-    await t.dispatcher.start();
+    t.backend.available = false;
+    await t.a.dispatcher.start();
+    await t.a.tick(61_000);
+    expect((await t.get(stale.id)).status).to.equal('expired');
+    t.backend.available = true;
     const run = await t.create();
-    await t.submitted(run.id);
-    t.executor.start(run.id, t.w.clock.nowMs());
-    await t.status(run.id, 'running');
-    await t.dispatcher.stop();
-    t.w.clock.advance(11_000);
-    const again = t.make();
-    await again.start();
-    const failed = await t.status(run.id, 'failed');
+    t.a.dispatcher.wake();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    await t.a.tick(10_000);
+    expect((await t.get(run.id)).status, 'at its limit').to.equal('running');
+    await t.a.tick(SWEEP_MS);
+    const failed = await t.get(run.id);
+    expect(failed.status).to.equal('failed');
     expect(failed.error?.code).to.equal('RUN_TIMEOUT');
-    await again.stop();
+    await t.a.dispatcher.stop();
   });
 
   it('never starts a run past its queue time, even before a sweep expires it', async () => {
     const t = await setup({ maxQueueSeconds: 4 });
-    await t.dispatcher.start();
+    await t.a.dispatcher.start();
     const busy = await t.create();
-    await t.submitted(busy.id);
+    await t.a.dispatcher.idle();
     const late = await t.create();
-    // The backend frees up 4.2 s later, between two sweeps (one a minute here).
+    // The backend frees up 4.2 s later, before the sweep (the clock moves without firing it).
     t.w.clock.advance(4200);
     const fresh = await t.create();
     const start = t.w.clock.nowMs();
-    t.executor.start(busy.id, start);
-    t.executor.succeed(busy.id, [], { startedAtMs: start, finishedAtMs: start + 10 });
-    await t.status(busy.id, 'succeeded');
+    t.backend.start(busy.id, start);
+    t.backend.succeed(busy.id, [], { startedAtMs: start, finishedAtMs: start + 10 });
+    await t.a.dispatcher.idle();
+    expect((await t.get(busy.id)).status).to.equal('succeeded');
     // The fresh run, behind the late one in the queue, is sent: the late one was passed by.
-    await t.submitted(fresh.id);
-    expect(t.executor.job(late.id), 'the run past its queue time never reached the backend').to.equal(undefined);
-    expect((await t.w.ports.runs.get(late.id))?.status).to.equal('queued');
-    await t.dispatcher.stop();
+    expect(t.sentTimes(fresh.id)).to.equal(1);
+    expect(t.backend.job(late.id), 'the run past its queue time never reached the backend').to.equal(undefined);
+    expect((await t.get(late.id)).status).to.equal('queued');
+    await t.a.dispatcher.stop();
   });
 
-  it('a new dispatcher takes over runs whose dispatcher died, and settles those that finished meanwhile', async () => {
+  it('takes over the runs of a dispatcher that died, and settles those that finished meanwhile', async () => {
     const t = await setup();
-    await t.dispatcher.start();
+    const view = processView(t.backend);
+    const doomed = t.make('instance-doomed', view.executor);
+    await doomed.dispatcher.start();
     const a = await t.create();
-    await t.submitted(a.id);
-    t.executor.start(a.id, t.w.clock.nowMs());
-    await t.status(a.id, 'running');
-    // The first dispatcher dies without releasing its leases.
-    (t.dispatcher as unknown as { stopping: boolean }).stopping = true;
-    t.executor.succeed(a.id, [], { startedAtMs: 0, finishedAtMs: 1000 });
-    t.w.clock.advance(31_000);
+    const b = await t.create();
+    await doomed.dispatcher.idle();
+    expect(t.sentTimes(a.id)).to.equal(1);
+    t.backend.start(a.id, t.w.clock.nowMs());
+    await doomed.dispatcher.idle();
+    expect((await t.get(a.id)).status).to.equal('running');
+    view.kill(); // without releasing its leases
+    t.backend.succeed(a.id, [], { startedAtMs: 0, finishedAtMs: 1000 });
     const other = t.make('instance-b');
-    await other.start();
-    const done = await t.status(a.id, 'succeeded');
+    await other.dispatcher.start();
+    await other.tick(LEASE_MS + SWEEP_MS);
+    const done = await t.get(a.id);
+    expect(done.status).to.equal('succeeded');
     expect(done.metrics.gpuSeconds).to.equal(1);
-    expect(t.executor.submitted.filter((j) => j.runId === a.id)).to.have.length(1);
-    await other.stop();
-    expect(IN_MEMORY_BACKEND).to.equal(done.backendId);
+    expect(t.sentTimes(a.id), 'never sent again').to.equal(1);
+    expect(t.logs).to.include('taking over a run');
+    expect(t.transitions.filter((c) => c.runId === a.id && c.to === 'finishing'), 'settled by the new dispatcher alone').to.have.length(1);
+    // The queued run the dead one held is dispatched by the new one once the backend is free.
+    await other.dispatcher.idle();
+    expect(t.sentTimes(b.id)).to.equal(1);
+    await other.dispatcher.stop();
+    await doomed.dispatcher.stop();
   });
 
-  it('reads the run only for the events it records: node events and throttled progress ticks cost no database read', async () => {
-    const t = await setup();
-    await t.dispatcher.start();
+  it('applies a cancel whose notification never came at the next sweep', async () => {
+    const t = await setup({ lostSignals: 'run-cancel' });
+    await t.a.dispatcher.start();
     const run = await t.create();
-    await t.submitted(run.id);
-    t.executor.start(run.id, t.w.clock.nowMs());
-    await t.status(run.id, 'running');
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    expect((await t.w.api.cancelRun.execute(t.p, run.id)).status).to.equal('canceling');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status, 'nothing told the dispatcher').to.equal('canceling');
+    await t.a.sweep();
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('reads the run for none of the events it records as it goes: start, node events and throttled progress ticks', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
     const runs = t.w.ports.runs;
     const get = runs.get.bind(runs);
+    const update = runs.update.bind(runs);
     let reads = 0;
+    let progressWrites = 0;
     runs.get = async (id) => {
       if (id === run.id) reads += 1;
       return get(id);
     };
+    runs.update = async (id, patch, expected) => {
+      if (id === run.id && patch.progress) progressWrites += 1;
+      return update(id, patch, expected);
+    };
     try {
-      for (const node of ['1', '2', '3']) t.executor.executing(run.id, node);
-      t.executor.progress(run.id, 1, 4, '2');
-      t.executor.progress(run.id, 2, 4, '2');
-      t.executor.progress(run.id, 4, 4, '2');
-      await eventually(async () => (await get(run.id))?.progress?.value === 4, 'the last progress tick to be written');
+      t.backend.start(run.id, t.w.clock.nowMs());
+      for (const node of ['1', '2', '3']) t.backend.executing(run.id, node);
+      t.backend.progress(run.id, 1, 4, '2');
+      t.backend.progress(run.id, 2, 4, '2');
+      t.backend.progress(run.id, 4, 4, '2');
+      await t.a.dispatcher.idle();
     } finally {
       runs.get = get;
+      runs.update = update;
     }
-    // The first tick and the node's completion are written; the rest is skipped before any read.
-    expect(reads).to.equal(2);
-    t.executor.succeed(run.id, [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
-    await t.status(run.id, 'succeeded');
-    await t.dispatcher.stop();
+    const running = await t.get(run.id);
+    expect(running.status).to.equal('running');
+    expect(running.progress?.value).to.equal(4);
+    // The first tick and the node's completion are written (the status their condition), the tick between skipped.
+    expect(progressWrites).to.equal(2);
+    expect(reads).to.equal(0);
+    t.backend.succeed(run.id, [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status).to.equal('succeeded');
+    await t.a.dispatcher.stop();
+  });
+
+});
+
+describe('Dispatcher: run states', () => {
+  it('reports each change of a followed run, from submitting to settled', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    t.backend.succeed(run.id, [], { startedAtMs: 0, finishedAtMs: 5 });
+    await t.a.dispatcher.idle();
+    const path = t.transitions.filter((c) => c.runId === run.id && c.from !== c.to).map((c) => `${c.from} -${c.event}-> ${c.to}`);
+    expect(path).to.deep.equal(['submitting -accepted-> sent', 'sent -backend-> finishing', 'finishing -stored-> settled']);
+    await t.a.dispatcher.stop();
   });
 });

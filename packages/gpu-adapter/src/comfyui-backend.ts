@@ -34,6 +34,8 @@ const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 const PROBE_TIMEOUT_MS = 2000;
 /** How often a server's node classes and model lists are read again (besides after a reconnect). */
 const CAPABILITIES_REFRESH_MS = 3 * 60_000;
+/** Media files remembered as uploaded, per server (the oldest forgotten first). */
+const UPLOADS_REMEMBERED = 10_000;
 
 export class ComfyUiBackend {
   healthy = false;
@@ -51,6 +53,13 @@ export class ComfyUiBackend {
   private capabilitiesReadAtMs = 0;
   /** Prompts being sent now: not yet in the server's own count. */
   private submitting = 0;
+  /**
+   * The widget value of each media file already on the server, by its upload name. An asset's
+   * bytes never change, and ComfyUI keeps its input files across restarts and answers the same name
+   * for the same bytes, so a run using an asset sent before skips the upload. Forgotten when the
+   * server may have been replaced (a reconnect, a failed probe) and when a prompt using it is refused.
+   */
+  private readonly uploaded = new Map<string, string>();
 
   constructor(
     readonly url: string,
@@ -61,8 +70,9 @@ export class ComfyUiBackend {
     this.followers = new RunFollowers({ inspect: (id, hint) => this.locator.inspect(id, hint), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
     this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.followers.onMessage(m), () => {
       this.followers.confirmAll();
-      // A reconnect may be a restart with other models: read them again.
+      // A reconnect may be a restart with other models (or another server): read them again.
       this.capabilitiesReadAtMs = 0;
+      this.uploaded.clear();
     });
   }
 
@@ -78,6 +88,7 @@ export class ComfyUiBackend {
     } catch (error) {
       if (this.healthy) this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: (error as Error).message });
       this.healthy = false;
+      this.uploaded.clear();
       this.detail = (error as Error).message;
     }
   }
@@ -113,22 +124,29 @@ export class ComfyUiBackend {
     }
   }
 
-  private async send(job: ExecutionJob): Promise<SubmitResult> {
+  private async send(job: ExecutionJob, reuseUploads = true): Promise<SubmitResult> {
     const media: Record<string, string> = {};
+    const reused: string[] = [];
     for (const [key, file] of Object.entries(job.media)) {
-      const uploaded = await this.upload(file);
+      const name = uploadName(file);
+      const known = reuseUploads ? this.uploaded.get(name) : undefined;
+      if (known !== undefined) reused.push(name);
+      const uploaded = known ?? (await this.upload(file, name));
       if (typeof uploaded !== 'string') return { accepted: false, error: uploaded };
       media[key] = uploaded;
     }
     const prompt = applyInputs(job.workflow, job.inputs, media);
     if (job.stillClaimed && !(await job.stillClaimed())) throw new CoreError('INVALID_TRANSITION', CLAIM_LOST);
     const body = { prompt, client_id: this.options.clientId, prompt_id: job.runId, extra_data: { runload_run_id: job.runId } };
+    // Planned before it is sent: the server may speak of the prompt before its answer comes.
+    this.followers.plan(job.runId, Object.keys(prompt));
     let result;
     try {
       result = await this.http.request('POST', '/prompt', body, { allowServerErrors: true });
     } catch (error) {
       // The request may have reached the server before the connection failed: ask before saying it never started.
       if (await this.wasQueued(job.runId)) return { accepted: true };
+      this.followers.unplan(job.runId);
       throw error;
     }
     if (result.status === 200) {
@@ -139,10 +157,16 @@ export class ComfyUiBackend {
         await this.cancel(job.runId).catch((error: unknown) =>
           this.options.log('warn', 'could not take back a partly refused prompt', { runId: job.runId, error: (error as Error).message }),
         );
+        this.followers.unplan(job.runId);
         return { accepted: false, error: partialRefusal(answer.node_errors, job.workflow) };
       }
-      this.followers.plan(job.runId, Object.keys(prompt));
       return { accepted: true };
+    }
+    this.followers.unplan(job.runId);
+    if (reused.length > 0) {
+      // Perhaps a file it no longer has (its input folder emptied): sent again before the refusal stands.
+      for (const name of reused) this.uploaded.delete(name);
+      return this.send(job, false);
     }
     // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt (protocol §3): neither queued it.
     return { accepted: false, error: promptRefusal(result.status, result.body, job.workflow) };
@@ -158,10 +182,7 @@ export class ComfyUiBackend {
   }
 
   /** The widget value of an uploaded file, or the refusal when the server will never take it. */
-  private async upload(file: MediaFile) {
-    const dot = file.filename.lastIndexOf('.');
-    const extension = dot > 0 ? file.filename.slice(dot).toLowerCase().replace(/[^a-z0-9.]/g, '') : '';
-    const name = `${file.assetId}${extension}`;
+  private async upload(file: MediaFile, name: string) {
     const multipart = streamingMultipart(
       { type: 'input', subfolder: MEDIA_SUBFOLDER },
       { field: 'image', filename: name, contentType: file.contentType, content: await file.open() },
@@ -170,7 +191,10 @@ export class ComfyUiBackend {
     const result = await this.http.request('POST', '/upload/image', body, { timeoutMs: TRANSFER_TIMEOUT_MS });
     const uploaded = (result.body ?? {}) as { name?: unknown; subfolder?: unknown };
     if (result.status === 200 && typeof uploaded.name === 'string') {
-      return typeof uploaded.subfolder === 'string' && uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
+      const value = typeof uploaded.subfolder === 'string' && uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
+      if (this.uploaded.size >= UPLOADS_REMEMBERED) this.uploaded.delete(this.uploaded.keys().next().value ?? '');
+      this.uploaded.set(name, value);
+      return value;
     }
     if (result.status >= 400 && result.status < 500) {
       return { code: 'VALIDATION_ERROR' as const, message: `ComfyUI refused the upload of ${file.filename} (${result.status})`, nodeId: null, nodeType: null, details: { status: result.status } };
@@ -220,4 +244,11 @@ export class ComfyUiBackend {
     this.socket.close();
     this.followers.close();
   }
+}
+
+/** The name a media file is uploaded under: its asset id (so the same asset dedupes) and extension. */
+function uploadName(file: MediaFile): string {
+  const dot = file.filename.lastIndexOf('.');
+  const extension = dot > 0 ? file.filename.slice(dot).toLowerCase().replace(/[^a-z0-9.]/g, '') : '';
+  return `${file.assetId}${extension}`;
 }

@@ -42,6 +42,8 @@ export class RunFollowers {
    * from the moment the prompt is sent, so messages before `follow` count too.
    */
   private readonly plans = new Map<string, RunProgress>();
+  /** Prompts sent from here that the server spoke of before they were followed. */
+  private readonly heardEarly = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -54,6 +56,13 @@ export class RunFollowers {
     this.plans.set(runId, new RunProgress(new Set(nodeIds)));
   }
 
+  /** A prompt that was not queued after all (refused, or never sent). */
+  unplan(runId: string): void {
+    if (this.followers.has(runId)) return;
+    this.plans.delete(runId);
+    this.heardEarly.delete(runId);
+  }
+
   follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
     const progress = this.plans.get(runId) ?? new RunProgress(null);
     const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false, endAnnounced: false, progress, lastProgress: '' };
@@ -61,7 +70,11 @@ export class RunFollowers {
     if (previous) previous.done = true;
     this.followers.set(runId, follower);
     this.ensureTimer();
-    void this.confirm(follower);
+    // A prompt just sent from here, of which the server has said nothing yet, is known to be queued:
+    // its news comes on the socket (the timer and reconnections confirm it anyway). Any other run
+    // may have ended before anyone listened: asked now.
+    if (!this.plans.has(runId) || this.heardEarly.has(runId)) void this.confirm(follower);
+    this.heardEarly.delete(runId);
     return () => this.drop(follower);
   }
 
@@ -77,7 +90,9 @@ export class RunFollowers {
     const runId = this.hooks.runIdOf(promptId);
     const f = this.followers.get(runId);
     if (!f || f.done) {
-      this.plans.get(runId)?.onMessage(type, data);
+      const plan = this.plans.get(runId);
+      plan?.onMessage(type, data);
+      if (plan && !f) this.heardEarly.add(runId);
       return;
     }
     const node = typeof data['node'] === 'string' ? data['node'] : null;
@@ -166,6 +181,7 @@ export class RunFollowers {
     if (this.followers.get(f.runId) === f) {
       this.followers.delete(f.runId);
       this.plans.delete(f.runId);
+      this.heardEarly.delete(f.runId);
     }
     if (this.followers.size === 0 && this.timer) {
       clearInterval(this.timer);

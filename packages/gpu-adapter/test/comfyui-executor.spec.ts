@@ -119,7 +119,8 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
         expect((await end).type).to.equal('finished');
         // Not synchronisation: past the re-check the follower schedules 250 ms after an end message, which must read nothing.
         await new Promise((r) => setTimeout(r, 300));
-        expect((fake.requestCounts.get('GET /queue') ?? 0) - probed, 'only the first confirmation, when following began').to.equal(1);
+        // A prompt sent from here is confirmed when following begins only if the server spoke of it before.
+        expect((fake.requestCounts.get('GET /queue') ?? 0) - probed, 'at most one confirmation, when following began').to.be.at.most(1);
         expect(fake.requestCounts.get(`GET /history/${fake.prompts[0]?.prompt_id ?? ''}`)).to.equal(1);
       } finally {
         await quiet.close();

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ContainerModule } from 'inversify';
-import { Dispatcher, RunLifecycle, type RunloadPorts } from '@runload/core';
+import { Dispatcher, RunLifecycle, SystemTimers, type RunloadPorts } from '@runload/core';
 import type { RunloadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { CONFIG, DISPATCHER, PORTS } from './tokens.js';
@@ -23,7 +23,7 @@ export function dispatcherModule(): ContainerModule {
         async (config: RunloadConfig, ports: RunloadPorts) => {
           const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock, config.limits.retention);
           const dispatcher = new Dispatcher(
-            { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor: ports.executor, lifecycle, signal: ports.workSignal, clock: ports.clock },
+            { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor: ports.executor, lifecycle, signal: ports.workSignal, clock: ports.clock, timers: new SystemTimers() },
             {
               owner: ownerName(config),
               leaseMs: config.leaseSeconds * 1000,

@@ -6,6 +6,8 @@
  */
 export * from './fake-clock.js';
 export * from './wait-for.js';
+export * from './manual-timers.js';
+export * from './timers.contract.js';
 export * from './sequential-ids.js';
 export * from './storage-testing.js';
 // Re-exported so a test needs one import for a whole in-memory world.

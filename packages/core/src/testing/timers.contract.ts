@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import type { Timers } from '../ports/timers.js';
+
+/**
+ * The contract every Timers adapter meets. `elapse(ms)` lets time pass for the adapter under test
+ * (real time for the system timers, a manual advance for the test ones).
+ */
+export function timersContract(name: string, make: () => { timers: Timers; elapse: (ms: number) => Promise<void> }): void {
+  describe(`Timers contract: ${name}`, () => {
+    it('calls a task once per interval until it is stopped', async () => {
+      const { timers, elapse } = make();
+      let calls = 0;
+      const stop = timers.every(20, () => {
+        calls += 1;
+      });
+      await elapse(70);
+      expect(calls).to.be.within(2, 4);
+      stop();
+      const seen = calls;
+      await elapse(60);
+      expect(calls, 'no call after stop').to.equal(seen);
+    });
+
+    it('never runs a task twice at once: a tick while it runs is skipped', async () => {
+      const { timers, elapse } = make();
+      let running = 0;
+      let overlapped = false;
+      let finish: () => void = () => undefined;
+      const blocked = new Promise<void>((r) => {
+        finish = r;
+      });
+      let first = true;
+      const stop = timers.every(10, async () => {
+        running += 1;
+        if (running > 1) overlapped = true;
+        if (first) {
+          first = false;
+          await blocked;
+        }
+        running -= 1;
+      });
+      // Released a while after the first call began, when several ticks have come.
+      setTimeout(finish, 35);
+      await elapse(50);
+      await elapse(30);
+      stop();
+      expect(overlapped).to.equal(false);
+    });
+  });
+}

@@ -1,0 +1,234 @@
+/**
+ * The states of one followed run and the one function that moves between them. Pure: it decides
+ * the next state and what to do (effects, as data); {@link FollowedRun} carries the effects out
+ * and feeds their results back as events.
+ *
+ * ```
+ * states:  submitting {cancelPending}
+ *          sent {cancelSent, timedOut, unreachableSince, finishFailures, lastProgress}
+ *          finishing {result, the sent state to go back to}
+ *          settled
+ *
+ *  claimed ───► submitting
+ *  taken over ► submitting, then accepted at once (its prompt is on the backend already)
+ *  submitting ─accepted ──────────────────────────────────────► sent
+ *  submitting ─refused │ claim lost │ unreachable │ error ─────► settled
+ *  sent ───────finished │ terminal state read ────────────────► finishing
+ *  sent ───────lost │ "unknown" │ unreachable past grace │
+ *              cancel answered "gone" ────────────────────────► settled
+ *  finishing ──stored │ store failed, no try left ─────────────► settled
+ *  finishing ──store failed, tries left ───────────────────────► sent
+ *  any ────────stop ───────────────────────────────────────────► settled
+ * ```
+ * @module
+ */
+import { CoreError } from '../../domain/errors.js';
+import type { RunError, RunStatus } from '../../domain/run.js';
+import type { ExecutionEvent, ExecutionState, TerminalExecutionState } from '../../ports/executor.js';
+
+/** The prompt is on its way to the backend, which cannot know the run yet. */
+export interface Submitting {
+  readonly kind: 'submitting';
+  /** A cancel came meanwhile: it is sent once the backend has the prompt. */
+  readonly cancelPending: boolean;
+}
+
+/** The backend has the prompt; this dispatcher follows it. */
+export interface Sent {
+  readonly kind: 'sent';
+  readonly cancelSent: boolean;
+  /** The run went past its time limit and was interrupted: an interruption then fails it RUN_TIMEOUT. */
+  readonly timedOut: boolean;
+  /** Since when the backend has not answered a reconciliation (null while it answers). */
+  readonly unreachableSinceMs: number | null;
+  /** Attempts to store the outcome that failed; each sweep tries again, up to a limit. */
+  readonly finishFailures: number;
+  /** When progress was last written (it is throttled). */
+  readonly lastProgressMs: number;
+}
+
+/** The backend is done; the outcome is being stored. Events and reconciliations leave it alone. */
+export interface Finishing {
+  readonly kind: 'finishing';
+  readonly result: TerminalExecutionState;
+  /** The following as it was, to go back to should storing fail. */
+  readonly sent: Sent;
+}
+
+/** Nothing more happens to this following; a later one of the same run is another object. */
+export interface Settled {
+  readonly kind: 'settled';
+}
+
+export type FollowState = Submitting | Sent | Finishing | Settled;
+
+export type FollowEvent =
+  /** The backend has the prompt (sent by this dispatcher, or by a dead one whose run was taken over). */
+  | { readonly type: 'accepted' }
+  | { readonly type: 'refused'; readonly error: RunError }
+  | { readonly type: 'submit-failed'; readonly error: unknown }
+  | { readonly type: 'cancel-requested' }
+  /** Where the run stood on the backend right after the cancel was sent. */
+  | { readonly type: 'cancel-answered'; readonly state: ExecutionState }
+  | { readonly type: 'backend'; readonly event: ExecutionEvent }
+  /** A reconciliation's answer, with the run's status as stored. */
+  | { readonly type: 'inspected'; readonly state: ExecutionState; readonly runStatus: RunStatus }
+  | { readonly type: 'unreachable' }
+  | { readonly type: 'over-time-limit' }
+  | { readonly type: 'stored' }
+  | { readonly type: 'store-failed'; readonly error: unknown }
+  | { readonly type: 'stop' };
+
+/** How a following that ends without an outcome from the backend leaves its run. */
+export type Settlement =
+  | { readonly how: 'failed'; readonly error: RunError }
+  | { readonly how: 'canceled' }
+  /** Queued again if it never started, canceled if that was asked, else lost with `message`. */
+  | { readonly how: 'lose'; readonly message: string }
+  | { readonly how: 'requeue' }
+  /** The claim was lost mid-submit: canceled if the run is canceling and still ours, else left to its owner. */
+  | { readonly how: 'claim-lost' }
+  /** The outcome could not be stored after every attempt. */
+  | { readonly how: 'give-up'; readonly result: TerminalExecutionState; readonly reason: string };
+
+export type Effect =
+  | { readonly do: 'follow' }
+  | { readonly do: 'send-cancel' }
+  /** Interrupts the run on the backend (its time limit passed). */
+  | { readonly do: 'interrupt' }
+  | { readonly do: 'record-started'; readonly atMs: number }
+  | { readonly do: 'record-progress'; readonly value: number; readonly max: number; readonly nodeId: string | null }
+  | { readonly do: 'store'; readonly result: TerminalExecutionState; readonly timedOut: boolean }
+  | { readonly do: 'settle'; readonly settlement: Settlement }
+  /** Reports an error (logged); the state already says what happens next. */
+  | { readonly do: 'report'; readonly message: string; readonly error: unknown };
+
+export interface StepEnv {
+  readonly nowMs: number;
+  readonly backendGraceMs: number;
+  readonly progressWriteMs: number;
+  readonly outputReadAttempts: number;
+}
+
+export interface Step {
+  readonly state: FollowState;
+  readonly effects: readonly Effect[];
+}
+
+export const SUBMITTING: Submitting = { kind: 'submitting', cancelPending: false };
+const SETTLED: Settled = { kind: 'settled' };
+const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0 };
+
+const stay = (state: FollowState): Step => ({ state, effects: [] });
+const settle = (settlement: Settlement): Step => ({ state: SETTLED, effects: [{ do: 'settle', settlement }] });
+const finish = (s: Sent, result: TerminalExecutionState): Step => ({
+  state: { kind: 'finishing', result, sent: s },
+  effects: [{ do: 'store', result, timedOut: s.timedOut }],
+});
+const isTerminal = (state: ExecutionState): state is TerminalExecutionState =>
+  state.state === 'succeeded' || state.state === 'failed' || state.state === 'interrupted';
+const FORGOT = 'The backend forgot the run after it started';
+
+/** In state `state`, on `event`: the next state and what to do. Events a state does not expect change nothing. */
+export function step(state: FollowState, event: FollowEvent, env: StepEnv): Step {
+  if (state.kind === 'settled') return stay(state);
+  if (event.type === 'stop') return stay(SETTLED);
+  switch (state.kind) {
+    case 'submitting':
+      return fromSubmitting(state, event);
+    case 'sent':
+      return fromSent(state, event, env);
+    case 'finishing':
+      return fromFinishing(state, event, env);
+  }
+}
+
+function fromSubmitting(s: Submitting, event: FollowEvent): Step {
+  switch (event.type) {
+    case 'accepted':
+      return s.cancelPending
+        ? { state: { ...FRESH, cancelSent: true }, effects: [{ do: 'follow' }, { do: 'send-cancel' }] }
+        : { state: FRESH, effects: [{ do: 'follow' }] };
+    case 'refused':
+      return settle({ how: 'failed', error: event.error });
+    case 'submit-failed':
+      // Canceled while its media were uploaded: the prompt was never sent (claim lost covers both).
+      if (CoreError.hasCode(event.error, 'INVALID_TRANSITION')) return settle({ how: 'claim-lost' });
+      if (CoreError.hasCode(event.error, 'SERVICE_UNAVAILABLE')) return settle({ how: 'requeue' });
+      // Dropped: its lease lapses and a sweep (of any instance) settles it with its backend.
+      return { state: SETTLED, effects: [{ do: 'report', message: 'dispatcher task failed', error: event.error }] };
+    case 'cancel-requested':
+      // Asked now, a backend the prompt has not reached yet would say it never heard of the run.
+      return stay({ ...s, cancelPending: true });
+    default:
+      return stay(s);
+  }
+}
+
+function fromSent(s: Sent, event: FollowEvent, env: StepEnv): Step {
+  switch (event.type) {
+    case 'cancel-requested':
+      return s.cancelSent ? stay(s) : { state: { ...s, cancelSent: true }, effects: [{ do: 'send-cancel' }] };
+    case 'cancel-answered':
+      // A prompt removed from the backend's queue never reports again: settled from its state.
+      if (event.state.state === 'unknown' || event.state.state === 'queued') return settle({ how: 'canceled' });
+      return isTerminal(event.state) ? finish(s, event.state) : stay(s);
+    case 'backend':
+      return onBackendEvent(s, event.event, env);
+    case 'inspected': {
+      const answering: Sent = { ...s, unreachableSinceMs: null };
+      if (event.state.state === 'unknown') return settle({ how: 'lose', message: FORGOT });
+      if (isTerminal(event.state)) return finish(answering, event.state);
+      if (event.state.state === 'running' && event.runStatus === 'queued') {
+        return { state: answering, effects: [{ do: 'record-started', atMs: env.nowMs }] };
+      }
+      return stay(answering);
+    }
+    case 'unreachable': {
+      const since = s.unreachableSinceMs ?? env.nowMs;
+      if (env.nowMs - since >= env.backendGraceMs) return settle({ how: 'lose', message: 'The backend became unreachable while it held the run' });
+      return stay({ ...s, unreachableSinceMs: since });
+    }
+    case 'over-time-limit':
+      return s.timedOut ? stay(s) : { state: { ...s, timedOut: true }, effects: [{ do: 'interrupt' }] };
+    default:
+      return stay(s);
+  }
+}
+
+function onBackendEvent(s: Sent, event: ExecutionEvent, env: StepEnv): Step {
+  switch (event.type) {
+    case 'started':
+      return { state: s, effects: [{ do: 'record-started', atMs: event.atMs }] };
+    case 'executing':
+      return stay(s);
+    case 'progress': {
+      // Written at most every progressWriteMs, and always when a node completes.
+      const due = env.nowMs - s.lastProgressMs >= env.progressWriteMs || event.value >= event.max;
+      if (!due) return stay(s);
+      return { state: { ...s, lastProgressMs: env.nowMs }, effects: [{ do: 'record-progress', value: event.value, max: event.max, nodeId: event.nodeId }] };
+    }
+    case 'finished':
+      return finish(s, event.result);
+    case 'lost':
+      return settle({ how: 'lose', message: FORGOT });
+  }
+}
+
+function fromFinishing(s: Finishing, event: FollowEvent, env: StepEnv): Step {
+  switch (event.type) {
+    case 'stored':
+      return stay(SETTLED);
+    case 'store-failed': {
+      // Nothing is lost: back to sent, and the next sweep reads the outcome again. Outputs that stay
+      // unreadable while the backend answers mean the backend lost them.
+      const failures = s.sent.finishFailures + 1;
+      if (failures < env.outputReadAttempts || !CoreError.hasCode(event.error, 'SERVICE_UNAVAILABLE')) {
+        return { state: { ...s.sent, finishFailures: failures }, effects: [{ do: 'report', message: 'could not store a finished run; the next sweep tries again', error: event.error }] };
+      }
+      return settle({ how: 'give-up', result: s.result, reason: (event.error as Error).message });
+    }
+    default:
+      return stay(s);
+  }
+}

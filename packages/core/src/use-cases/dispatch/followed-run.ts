@@ -1,0 +1,248 @@
+/**
+ * One following of one run: the object is the identity. Events of the backend, answers of
+ * reconciliations and results of its own effects all go through {@link FollowedRun.on}, which
+ * applies the transition function; once settled it ignores everything, so a stale event of an
+ * earlier following can never touch the run as it is dispatched now.
+ * @module
+ */
+import { CoreError } from '../../domain/errors.js';
+import type { Run, RunError } from '../../domain/run.js';
+import type { ExecutionState } from '../../ports/executor.js';
+import { buildExecutionJob } from '../build-execution-job.js';
+import { describeError, type DispatchContext } from './context.js';
+import { step, SUBMITTING, type Effect, type FollowEvent, type FollowState, type Settlement } from './follow-state.js';
+
+const PROGRESS_WRITE_MS = 250;
+/** Sweeps that may fail to read a finished run's outputs before the backend is taken to have lost them. */
+const OUTPUT_READ_ATTEMPTS = 5;
+
+export class FollowedRun {
+  private current: FollowState = SUBMITTING;
+  private unfollow: () => void = () => undefined;
+
+  private constructor(
+    private readonly ctx: DispatchContext,
+    private readonly registry: FollowedRuns,
+    /** The run as claimed (or taken over): what never changes while it is followed, read from here. */
+    private readonly claimedRow: Run,
+    readonly backendId: string,
+  ) {
+    registry.add(this);
+  }
+
+  /** A run this dispatcher claimed: its prompt is sent now. */
+  static claimed(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
+    const followed = new FollowedRun(ctx, registry, run, run.backendId);
+    ctx.spawn(() => followed.submit(run));
+    return followed;
+  }
+
+  /** A run whose dispatcher died, its lease now ours: its prompt is on the backend already. */
+  static takenOver(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
+    const followed = new FollowedRun(ctx, registry, run, run.backendId);
+    followed.on({ type: 'accepted' });
+    return followed;
+  }
+
+  get runId(): string {
+    return this.claimedRow.id;
+  }
+
+  get state(): FollowState {
+    return this.current;
+  }
+
+  /** Whether the run still occupies its backend (its outcome not yet being stored). */
+  holdsBackend(): boolean {
+    return this.current.kind === 'submitting' || this.current.kind === 'sent';
+  }
+
+  /** The one place a followed run's state changes. */
+  on(event: FollowEvent): void {
+    const from = this.current;
+    if (from.kind === 'settled') return;
+    const next = step(from, event, {
+      nowMs: this.ctx.deps.clock.nowMs(),
+      backendGraceMs: this.ctx.options.backendGraceMs,
+      progressWriteMs: PROGRESS_WRITE_MS,
+      outputReadAttempts: OUTPUT_READ_ATTEMPTS,
+    });
+    this.current = next.state;
+    if (next.state !== from) this.ctx.options.onTransition?.({ runId: this.runId, from: from.kind, event: event.type, to: next.state.kind });
+    // Off the books before any effect runs: a run queued again may be claimed at once, by a new following.
+    if (next.state.kind === 'settled') {
+      this.unfollow();
+      this.registry.remove(this);
+    }
+    for (const effect of next.effects) this.ctx.spawn(() => this.perform(effect));
+  }
+
+  /** Asks the backend where the run stands (a sweep does, for every run followed). */
+  async reconcile(run: Run): Promise<void> {
+    // Until the prompt is sent, "unknown" on the backend means nothing: never requeue a run mid-submit.
+    if (this.current.kind !== 'sent') return;
+    let state: ExecutionState;
+    try {
+      state = await this.ctx.deps.executor.inspect(this.backendId, this.runId);
+    } catch (error) {
+      if (!CoreError.hasCode(error, 'SERVICE_UNAVAILABLE')) throw error;
+      return this.on({ type: 'unreachable' });
+    }
+    this.on({ type: 'inspected', state, runStatus: run.status });
+  }
+
+  private async submit(run: Run): Promise<void> {
+    const { deps, options } = this.ctx;
+    try {
+      const built = await buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs);
+      // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
+      // must not send a prompt another dispatcher may already have sent, nor one whose run was
+      // queued again meanwhile.
+      const stillClaimed = async () =>
+        (await deps.runs.update(run.id, { leaseExpiresAt: this.ctx.leaseUntil() }, { status: ['queued'], leaseOwner: options.owner })) !== null;
+      const result = await deps.executor.submit(this.backendId, { ...built, stillClaimed });
+      this.on(result.accepted ? { type: 'accepted' } : { type: 'refused', error: result.error });
+    } catch (error) {
+      this.on({ type: 'submit-failed', error });
+    }
+  }
+
+  private async perform(effect: Effect): Promise<void> {
+    const { deps, options } = this.ctx;
+    switch (effect.do) {
+      case 'follow':
+        this.unfollow = deps.executor.follow(this.backendId, this.runId, (event) => this.on({ type: 'backend', event }));
+        // Settled while the follow began (a synchronous "lost"): nothing must be followed any more.
+        if (this.current.kind === 'settled') this.unfollow();
+        return;
+      case 'send-cancel': {
+        await deps.executor.cancel(this.backendId, this.runId);
+        this.on({ type: 'cancel-answered', state: await deps.executor.inspect(this.backendId, this.runId) });
+        return;
+      }
+      case 'interrupt':
+        options.log('warn', 'run over its time limit; interrupting', { runId: this.runId });
+        await deps.executor.cancel(this.backendId, this.runId).catch(() => undefined);
+        return;
+      // Both write with the run's status as their condition, so they need no read first (a cancel
+      // asked meanwhile comes by the work signal, and every sweep looks for one).
+      case 'record-started':
+        await deps.lifecycle.started(this.claimedRow, effect.atMs);
+        return;
+      case 'record-progress':
+        await deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId });
+        return;
+      case 'store':
+        try {
+          await this.store(effect.result, effect.timedOut);
+          this.on({ type: 'stored' });
+        } catch (error) {
+          this.on({ type: 'store-failed', error });
+        }
+        return;
+      case 'settle':
+        return this.settle(effect.settlement);
+      case 'report':
+        options.log('warn', effect.message, { runId: this.runId, error: describeError(effect.error) });
+        return;
+    }
+  }
+
+  private async store(result: Extract<Effect, { do: 'store' }>['result'], timedOut: boolean): Promise<void> {
+    const { deps, options } = this.ctx;
+    const run = await deps.runs.get(this.runId);
+    if (!run) return;
+    if (result.state === 'succeeded') {
+      const files = await Promise.all(
+        result.outputs.map(async (ref) => {
+          const fetched = await deps.executor.fetchOutput(this.backendId, ref);
+          return { nodeId: ref.nodeId, filename: fetched.filename, contentType: fetched.contentType, open: () => fetched.open() };
+        }),
+      );
+      await deps.lifecycle.succeeded(run, files, result.timing ?? this.observedTiming(run));
+    } else if (result.state === 'failed') {
+      await deps.lifecycle.failed(run, result.error, result.timing);
+    } else if (timedOut) {
+      const error: RunError = { code: 'RUN_TIMEOUT', message: `The run took longer than ${options.maxRunSeconds} seconds`, nodeId: null, nodeType: null };
+      await deps.lifecycle.failed(run, error, result.timing ?? this.observedTiming(run));
+    } else {
+      await deps.lifecycle.canceled(run, result.timing ?? this.observedTiming(run));
+    }
+  }
+
+  private async settle(settlement: Settlement): Promise<void> {
+    const { deps, options } = this.ctx;
+    const run = await deps.runs.get(this.runId);
+    if (!run) return;
+    switch (settlement.how) {
+      case 'failed':
+        await deps.lifecycle.failed(run, settlement.error, null);
+        return;
+      case 'canceled':
+        await deps.lifecycle.canceled(run, null);
+        return;
+      case 'requeue':
+        options.log('warn', 'backend unreachable at submit; run queued again', { runId: this.runId, backendId: this.backendId });
+        await deps.lifecycle.requeue(run);
+        return;
+      case 'claim-lost':
+        if (run.status === 'canceling' && run.leaseOwner === options.owner) {
+          await deps.lifecycle.canceled(run, null);
+          return;
+        }
+        options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: this.runId });
+        return;
+      case 'lose':
+        if (run.status === 'queued' && !run.cancelRequested) await deps.lifecycle.requeue(run);
+        else if (run.cancelRequested) await deps.lifecycle.canceled(run, null);
+        else await deps.lifecycle.lost(run, settlement.message);
+        return;
+      case 'give-up': {
+        const { result, reason } = settlement;
+        if (result.state === 'succeeded') await deps.lifecycle.outputsUnreadable(run, result.timing ?? this.observedTiming(run), reason);
+        else await deps.lifecycle.lost(run, `The backend's outcome could not be stored: ${reason}`);
+        return;
+      }
+    }
+  }
+
+  /** When the backend gives no timestamps (older ComfyUI): from our own observation. */
+  private observedTiming(run: Run) {
+    const now = this.ctx.deps.clock.nowMs();
+    const start = run.startedAt?.getTime() ?? now;
+    return { startedAtMs: start, finishedAtMs: Math.max(start, now) };
+  }
+}
+
+/** The runs this dispatcher follows now, one following per run. */
+export class FollowedRuns {
+  private readonly byRun = new Map<string, FollowedRun>();
+
+  constructor(private readonly onRemoved: () => void) {}
+
+  add(followed: FollowedRun): void {
+    this.byRun.set(followed.runId, followed);
+  }
+
+  remove(followed: FollowedRun): void {
+    if (this.byRun.get(followed.runId) !== followed) return;
+    this.byRun.delete(followed.runId);
+    this.onRemoved();
+  }
+
+  has(runId: string): boolean {
+    return this.byRun.has(runId);
+  }
+
+  all(): FollowedRun[] {
+    return [...this.byRun.values()];
+  }
+
+  runIds(): string[] {
+    return [...this.byRun.keys()];
+  }
+
+  get size(): number {
+    return this.byRun.size;
+  }
+}

@@ -1,0 +1,13 @@
+import { SystemTimers } from '@runload/core';
+import { FakeClock, ManualTimers, timersContract } from '@runload/core/testing';
+
+timersContract('system (the event loop)', () => ({
+  timers: new SystemTimers(),
+  // Real time has to pass for real timers: this is the adapter under test, not a synchronisation.
+  elapse: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+}));
+
+timersContract('manual (tests)', () => {
+  const timers = new ManualTimers(new FakeClock());
+  return { timers, elapse: (ms) => timers.advance(ms) };
+});
