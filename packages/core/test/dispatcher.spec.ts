@@ -152,6 +152,22 @@ describe('Dispatcher', () => {
     expect(t.a.timers.pending(), 'a stopped dispatcher leaves no timer').to.equal(0);
   });
 
+  it('fails a run whose input asset was deleted before its dispatch VALIDATION_ERROR, naming the input, and never sends it', async () => {
+    const t = await setup();
+    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
+    // The delete that raced the run's creation: the record is gone once the dispatcher builds the prompt.
+    expect(await t.w.ports.assets.delete(image.id)).to.equal(true);
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    const failed = await t.get(run.id);
+    expect(failed.status).to.equal('failed');
+    expect(failed.error).to.deep.include({ code: 'VALIDATION_ERROR', message: `Input 1:image: asset ${image.id} was deleted before the run started` });
+    expect(t.sentTimes(run.id)).to.equal(0);
+    expect(t.a.dispatcher.inFlight()).to.equal(0);
+    await t.a.dispatcher.stop();
+  });
+
   it("stores a finished run's outputs at the next sweep when reading them failed the first time", async () => {
     const t = await setup();
     const original = t.backend.fetchOutput.bind(t.backend);

@@ -1,11 +1,15 @@
 import { isMediaInputType } from '../domain/app-version.js';
+import { CoreError } from '../domain/errors.js';
 import type { Run } from '../domain/run.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ExecutionJob, MediaFile } from '../ports/executor.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
 
-/** The job for a run: its own workflow copy, its inputs, and its media inputs' bytes. */
+/**
+ * The job for a run: its own workflow copy, its inputs, and its media inputs' bytes.
+ * @throws CoreError ASSET_NOT_FOUND when a media input's asset no longer exists
+ */
 export async function buildExecutionJob(run: Run, versions: AppVersionRepository, assets: AssetRepository, blobs: BlobStore): Promise<ExecutionJob> {
   const version = await versions.get(run.appVersionId);
   const mediaKeys = new Set((version?.inputs ?? []).filter((i) => isMediaInputType(i.type)).map((i) => i.key));
@@ -13,7 +17,8 @@ export async function buildExecutionJob(run: Run, versions: AppVersionRepository
   for (const [key, value] of Object.entries(run.inputs)) {
     if (!mediaKeys.has(key)) continue;
     const asset = await assets.get(String(value));
-    if (!asset) continue;
+    // Deleted between the run's creation and its dispatch (the two may race): the run cannot start.
+    if (!asset) throw new CoreError('ASSET_NOT_FOUND', `Input ${key}: asset ${String(value)} was deleted before the run started`);
     media[key] = {
       assetId: asset.id,
       filename: asset.filename,

@@ -12,7 +12,7 @@
  *  claimed ───► submitting
  *  taken over ► submitting, then accepted at once (its prompt is on the backend already)
  *  submitting ─accepted ──────────────────────────────────────► sent
- *  submitting ─refused │ claim lost │ unreachable │ error ─────► settled
+ *  submitting ─refused │ input gone │ claim lost │ unreachable │ error ► settled
  *  sent ───────finished │ terminal state read ────────────────► finishing
  *  sent ───────lost │ "unknown" │ unreachable past grace │
  *              cancel answered "gone" ────────────────────────► settled
@@ -155,6 +155,10 @@ function fromSubmitting(s: Submitting, event: FollowEvent): Step {
       // Canceled while its media were uploaded: the prompt was never sent (claim lost covers both).
       if (CoreError.hasCode(event.error, 'INVALID_TRANSITION')) return settle({ how: 'claim-lost' });
       if (CoreError.hasCode(event.error, 'SERVICE_UNAVAILABLE')) return settle({ how: 'requeue' });
+      // An input deleted before the prompt was built: no later attempt can do better.
+      if (CoreError.hasCode(event.error, 'ASSET_NOT_FOUND')) {
+        return settle({ how: 'failed', error: { code: 'VALIDATION_ERROR', message: (event.error as Error).message, nodeId: null, nodeType: null } });
+      }
       // Dropped: its lease lapses and a sweep (of any instance) settles it with its backend.
       return { state: SETTLED, effects: [{ do: 'report', message: 'dispatcher task failed', error: event.error }] };
     case 'cancel-requested':
