@@ -22,6 +22,28 @@ describe('CreateRun', () => {
     expect(view.queuePosition).to.equal(0);
   });
 
+  it('shows a run a backend holds at position 0 and the runs still waiting behind it in order', async () => {
+    const w = await makeWorld();
+    const p = await w.principal('ultra');
+    const image = await w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'cat.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const create = async () => (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '1:image': image.id } } })).run;
+    const [first, second, third] = [await create(), await create(), await create()];
+    const now = w.clock.now();
+    const claimed = await w.ports.runs.claimNext({
+      owner: 'test',
+      leaseExpiresAt: new Date(now.getTime() + 60_000),
+      now,
+      queuedSince: new Date(0),
+      backends: [{ id: 'gpu-1', capacity: 1 }],
+      place: (_run, free) => free[0]?.id ?? null,
+    });
+    expect(claimed?.id).to.equal(first?.id);
+    const position = async (id: string) => (await w.api.getRun.execute(p, id)).queuePosition;
+    expect(await position(first!.id), 'on its backend, still queued there').to.equal(0);
+    expect(await position(second!.id)).to.equal(0);
+    expect(await position(third!.id)).to.equal(1);
+  });
+
   it('reports every bad input key with a reason', async () => {
     const w = await makeWorld();
     const p = await w.principal();

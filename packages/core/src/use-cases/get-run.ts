@@ -16,13 +16,22 @@ export async function requireOwnRun(runs: RunRepository, principal: Principal, r
   return run;
 }
 
+/**
+ * A run's place in the queue while it waits: null once it left the queue, 0 once a backend holds
+ * it (it starts before every waiting run), else counted in the claim order (a query, so only then).
+ */
+export async function queuePositionOf(runs: RunRepository, run: Run): Promise<number | null> {
+  if (run.status !== 'queued') return null;
+  if (run.backendId !== null) return 0;
+  return runs.queuePosition(run);
+}
+
 export class GetRun {
   constructor(private readonly runs: RunRepository) {}
 
   /** @throws CoreError RUN_NOT_FOUND */
   async execute(principal: Principal, runId: string): Promise<RunView> {
     const run = await requireOwnRun(this.runs, principal, runId);
-    const queuePosition = run.status === 'queued' ? await this.runs.queuePosition(run) : null;
-    return { run, queuePosition };
+    return { run, queuePosition: await queuePositionOf(this.runs, run) };
   }
 }

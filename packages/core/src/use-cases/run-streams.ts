@@ -14,7 +14,7 @@ import type { RunRepository } from '../ports/run-repository.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 import type { Principal } from './principal.js';
-import { requireOwnRun, type RunView } from './get-run.js';
+import { queuePositionOf, requireOwnRun, type RunView } from './get-run.js';
 
 export const MAX_STREAMS_PER_ACCOUNT = 20;
 
@@ -117,7 +117,7 @@ export class RunStreams {
   }
 
   private async view(run: Run): Promise<RunView> {
-    return { run, queuePosition: run.status === 'queued' ? await this.runs.queuePosition(run) : null };
+    return { run, queuePosition: await queuePositionOf(this.runs, run) };
   }
 
   private busy(): void {

@@ -150,17 +150,24 @@ export class FollowedRun {
 
   private async store(result: Extract<Effect, { do: 'store' }>['result'], timedOut: boolean): Promise<void> {
     const { deps, options } = this.ctx;
+    if (result.state === 'succeeded') {
+      // The run is read while its outputs are fetched: one round trip less before it shows succeeded.
+      const [run, files] = await Promise.all([
+        deps.runs.get(this.runId),
+        Promise.all(
+          result.outputs.map(async (ref) => {
+            const fetched = await deps.executor.fetchOutput(this.backendId, ref);
+            return { nodeId: ref.nodeId, filename: fetched.filename, contentType: fetched.contentType, open: () => fetched.open() };
+          }),
+        ),
+      ]);
+      if (!run) return;
+      await deps.lifecycle.succeeded(run, files, result.timing ?? this.observedTiming(run));
+      return;
+    }
     const run = await deps.runs.get(this.runId);
     if (!run) return;
-    if (result.state === 'succeeded') {
-      const files = await Promise.all(
-        result.outputs.map(async (ref) => {
-          const fetched = await deps.executor.fetchOutput(this.backendId, ref);
-          return { nodeId: ref.nodeId, filename: fetched.filename, contentType: fetched.contentType, open: () => fetched.open() };
-        }),
-      );
-      await deps.lifecycle.succeeded(run, files, result.timing ?? this.observedTiming(run));
-    } else if (result.state === 'failed') {
+    if (result.state === 'failed') {
       await deps.lifecycle.failed(run, result.error, result.timing);
     } else if (timedOut) {
       const error: RunError = { code: 'RUN_TIMEOUT', message: `The run took longer than ${options.maxRunSeconds} seconds`, nodeId: null, nodeType: null };
