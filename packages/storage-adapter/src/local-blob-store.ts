@@ -104,16 +104,24 @@ export class LocalBlobStore implements BlobStore {
         settled = true;
         const target = this.pathOf(sha256);
         try {
-          await mkdir(path.dirname(target), { recursive: true });
           // link() fails when the name exists, so of two identical uploads committed at once exactly
-          // one reports created, and a reader never sees a partial file.
-          const created = await link(tempPath, target).then(
-            () => true,
-            (error: NodeJS.ErrnoException) => {
-              if (error.code === 'EEXIST') return false;
-              throw error;
-            },
-          );
+          // one reports created, and a reader never sees a partial file. Its directory is made only
+          // when missing (most are there already: one call less per blob).
+          const linkOnce = (missingDirectory: 'retry' | 'fail') =>
+            link(tempPath, target).then(
+              () => 'created' as const,
+              (error: NodeJS.ErrnoException) => {
+                if (error.code === 'EEXIST') return 'exists' as const;
+                if (error.code === 'ENOENT' && missingDirectory === 'retry') return 'no-directory' as const;
+                throw error;
+              },
+            );
+          let outcome = await linkOnce('retry');
+          if (outcome === 'no-directory') {
+            await mkdir(path.dirname(target), { recursive: true });
+            outcome = await linkOnce('fail');
+          }
+          const created = outcome === 'created';
           if (created) await syncDirectory(path.dirname(target));
           return { created };
         } finally {

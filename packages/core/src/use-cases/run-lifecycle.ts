@@ -10,7 +10,7 @@ import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits
 import { outputAssetId } from '../domain/output-asset-id.js';
 import type { Run, RunError, RunOutput, RunProgress, RunStatus } from '../domain/run.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
-import type { BlobStore } from '../ports/blob-store.js';
+import type { BlobStore, StagedBlob } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
 import type { RunRepository } from '../ports/run-repository.js';
@@ -155,13 +155,25 @@ export class RunLifecycle {
 
   private async storeOutput(run: Run, index: number, file: OutputFile): Promise<RunOutput> {
     const id = outputAssetId(run.id, index);
-    const existing = await this.assets.get(id);
-    const asset = existing ?? (await this.writeAsset(run, id, file));
+    // Stored by an earlier attempt (a retry, or a dispatcher that died after storing it)? Asked while
+    // the file is staged, since it almost never is.
+    const [found, staging] = await Promise.allSettled([this.assets.get(id), file.open().then((source) => this.blobs.stage(source, { maxBytes: MAX_OUTPUT_BYTES }))]);
+    if (staging.status === 'rejected') throw staging.reason;
+    const staged = staging.value;
+    if (found.status === 'rejected') {
+      await staged.discard();
+      throw found.reason;
+    }
+    const existing = found.value;
+    if (existing) {
+      await staged.discard();
+      return { assetId: existing.id, filename: existing.filename, contentType: existing.contentType, size: existing.size, nodeId: file.nodeId };
+    }
+    const asset = await this.writeAsset(run, id, file, staged);
     return { assetId: asset.id, filename: asset.filename, contentType: asset.contentType, size: asset.size, nodeId: file.nodeId };
   }
 
-  private async writeAsset(run: Run, id: string, file: OutputFile): Promise<Asset> {
-    const staged = await this.blobs.stage(await file.open(), { maxBytes: MAX_OUTPUT_BYTES });
+  private async writeAsset(run: Run, id: string, file: OutputFile, staged: StagedBlob): Promise<Asset> {
     const contentType = mediaKindOf(file.contentType) ? file.contentType : 'application/octet-stream';
     const now = this.clock.now();
     const asset: Asset = {
