@@ -4,12 +4,10 @@
  * Where a run stands is read by the RunLocator; followed runs are kept by RunFollowers.
  * @module
  */
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
 import { BackendCapabilities } from './backend-capabilities.js';
-import { ComfyUiHttp, StreamedBody } from './comfyui-http.js';
+import { ComfyUiHttp, StreamedBody, type StreamedResponse } from './comfyui-http.js';
 import { ComfyUiSocket } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
 import { streamingMultipart } from './multipart-upload.js';
@@ -214,15 +212,15 @@ export class ComfyUiBackend {
     const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
     const path = `/view?${query.toString()}`;
     // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch again.
-    let first: Response | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS);
-    const contentType = outputContentType(ref.filename, first.headers.get('content-type'));
+    let first: StreamedResponse | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS);
+    const contentType = outputContentType(ref.filename, first.contentType);
     return {
       filename: ref.filename,
       contentType,
       open: async () => {
         const res = first ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS));
         first = null;
-        return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+        return res.body;
       },
     };
   }
@@ -243,6 +241,7 @@ export class ComfyUiBackend {
   close(): void {
     this.socket.close();
     this.followers.close();
+    this.http.close();
   }
 }
 
