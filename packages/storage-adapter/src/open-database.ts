@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { takeTurnsToWrite, WriteTurns, type RawSqliteConnection } from './sqlite-write-turns.js';
 
 export interface DatabaseConfig {
   /** `postgres://…`; null or absent for SQLite in `dataDir`. */
@@ -33,7 +34,7 @@ export function openDatabase(config: DatabaseConfig): Knex {
       ...(config.schema ? { searchPath: [config.schema] } : {}),
       pool: {
         min: 0,
-        max: config.poolMax ?? 10,
+        max: config.poolMax ?? 4,
         // A schema of our own is created on first use, so tests and tenants can isolate themselves.
         ...(config.schema
           ? {
@@ -47,19 +48,27 @@ export function openDatabase(config: DatabaseConfig): Knex {
     });
   }
   mkdirSync(config.dataDir, { recursive: true });
+  const busyTimeoutMs = Math.max(0, Math.floor(config.busyTimeoutMs ?? 10_000));
+  // Writers of this process queue up to the busy timeout (10 s when it is 0: queueing here is not
+  // the contention with other processes that a timeout of 0 refuses).
+  const turns = new WriteTurns(busyTimeoutMs > 0 ? busyTimeoutMs : 10_000);
   return knexFactory({
     client: 'sqlite3',
     connection: { filename: path.join(config.dataDir, 'runload.sqlite') },
     useNullAsDefault: true,
     pool: {
-      // WAL lets readers run beside the writer; writers queue on SQLite's lock (busy_timeout).
+      // WAL lets readers run beside the writer; this process's writers take turns (WriteTurns),
+      // and writers of other processes queue on SQLite's lock (busy_timeout).
       min: 1,
       max: config.poolMax ?? 4,
-      afterCreate: (conn: { run(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) => {
-        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.max(0, Math.floor(config.busyTimeoutMs ?? 10_000))}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
+      afterCreate: (conn: RawSqliteConnection, done: (err: Error | null, c: unknown) => void) => {
+        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${busyTimeoutMs}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
         const next = (i: number): void => {
-          if (i === pragmas.length) return done(null, conn);
-          conn.run(pragmas[i] as string, (err) => (err ? done(err, conn) : next(i + 1)));
+          if (i === pragmas.length) {
+            takeTurnsToWrite(conn, turns);
+            return done(null, conn);
+          }
+          conn.run(pragmas[i] as string, (err: Error | null) => (err ? done(err, conn) : next(i + 1)));
         };
         next(0);
       },
