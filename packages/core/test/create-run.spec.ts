@@ -93,6 +93,26 @@ describe('CreateRun', () => {
     expect(view.windows.map((s) => s.remaining)).to.deep.equal([10, 100]);
   });
 
+  it('renews an upload it uses with one write, and refuses the run naming an upload deleted between the check and the renewal', async () => {
+    const w = await makeWorld();
+    const p = await w.principal();
+    const image = await w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'cat.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const reads: string[] = [];
+    const get = w.ports.assets.get.bind(w.ports.assets);
+    w.ports.assets.get = (id) => (reads.push(id), get(id));
+    await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '1:image': image.id } } });
+    expect(reads, 'read once, by the check').to.deep.equal([image.id]);
+
+    const renew = w.ports.assets.renewUploads.bind(w.ports.assets);
+    w.ports.assets.renewUploads = async (ids, expiresAt, now) => {
+      await w.ports.assets.delete(image.id); // deleted by its owner meanwhile
+      return renew(ids, expiresAt, now);
+    };
+    const error = await failure(w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '1:image': image.id } } }));
+    expect(error?.code).to.equal('INVALID_INPUT');
+    expect(error?.details).to.deep.equal([{ key: '1:image', reason: 'no image asset with this id' }]);
+  });
+
   it('refunds the run budget when writing the run fails', async () => {
     const w = await makeWorld();
     const p = await w.principal();

@@ -1,12 +1,13 @@
 import { isMediaInputType, type InputSpec } from '../domain/app-version.js';
 import { isExpired, mediaKindForInput, mediaKindOf } from '../domain/asset.js';
 import type { ErrorDetail } from '../domain/errors.js';
+import type { Asset } from '../domain/asset.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
 
 /**
  * Media inputs must name an asset of the caller whose content type is of the input's kind.
  * Another account's asset is reported exactly like a missing one, so ids leak nothing; an
- * expired one is named as such.
+ * expired one is named as such. Each asset that passes is put in `found`, by input key.
  */
 export async function checkMediaInputs(
   assets: AssetRepository,
@@ -14,6 +15,7 @@ export async function checkMediaInputs(
   specs: readonly InputSpec[],
   values: Record<string, unknown>,
   now: Date,
+  found: Map<string, Asset> = new Map(),
 ): Promise<ErrorDetail[]> {
   const problems: ErrorDetail[] = [];
   for (const spec of specs) {
@@ -26,33 +28,29 @@ export async function checkMediaInputs(
       problems.push({ key: spec.key, reason: 'asset expired (retention); upload it again' });
     } else if (mediaKindOf(asset.contentType) !== kind) {
       problems.push({ key: spec.key, reason: `asset is ${asset.contentType}, expected ${kind === 'audio' ? 'an' : 'a'} ${kind} file` });
+    } else {
+      found.set(spec.key, asset);
     }
   }
   return problems;
 }
 
 /**
- * Restarts the retention clock of the uploads a new run uses. One that expired since it was
- * checked is reported like an expired input.
+ * Restarts the retention clock of the uploads a new run uses (`checked`: the assets
+ * {@link checkMediaInputs} found, by input key), in one write. One that expired or was deleted
+ * since it was checked is reported like an expired or missing input.
  */
-export async function renewMediaInputs(
-  assets: AssetRepository,
-  specs: readonly InputSpec[],
-  values: Record<string, unknown>,
-  expiresAt: Date | null,
-  now: Date,
-): Promise<ErrorDetail[]> {
-  const used = specs.filter((s) => isMediaInputType(s.type) && s.key in values);
+export async function renewMediaInputs(assets: AssetRepository, checked: ReadonlyMap<string, Asset>, expiresAt: Date | null, now: Date): Promise<ErrorDetail[]> {
+  const uploads = [...checked].filter(([, asset]) => asset.origin === 'upload');
+  if (uploads.length === 0) return [];
+  const ids = [...new Set(uploads.map(([, asset]) => asset.id))];
+  if ((await assets.renewUploads(ids, expiresAt, now)) === ids.length) return [];
+  // Rare: one went between the check and the renewal; tell which, and how.
   const problems: ErrorDetail[] = [];
-  for (const spec of used) {
-    if (!isMediaInputType(spec.type)) continue;
-    const id = String(values[spec.key]);
-    const asset = await assets.get(id);
-    if (!asset) {
-      problems.push({ key: spec.key, reason: `no ${mediaKindForInput(spec.type)} asset with this id` }); // deleted since it was checked
-    } else if (asset.origin === 'upload' && (await assets.renewUploads([id], expiresAt, now)) === 0) {
-      problems.push({ key: spec.key, reason: 'asset expired (retention); upload it again' });
-    }
+  for (const [key, asset] of uploads) {
+    const current = await assets.get(asset.id);
+    if (!current) problems.push({ key, reason: `no ${mediaKindOf(asset.contentType)} asset with this id` });
+    else if (isExpired(current, now)) problems.push({ key, reason: 'asset expired (retention); upload it again' });
   }
   return problems;
 }

@@ -4,6 +4,7 @@
  * GPU quota, then the run is written. A run that is not written consumes no run budget.
  * @module
  */
+import type { Asset } from '../domain/asset.js';
 import { CoreError } from '../domain/errors.js';
 import { checkInputs, describeProblems } from '../domain/input-validation.js';
 import { newQueuedRun, type Run } from '../domain/run.js';
@@ -71,9 +72,10 @@ export class CreateRun {
     const { account } = command.principal;
     const { values, problems } = checkInputs(version.inputs, request.inputs);
     const now = this.clock.now();
-    problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values, now)));
+    const media = new Map<string, Asset>();
+    problems.push(...(await checkMediaInputs(this.assets, account.id, version.inputs, values, now, media)));
     if (problems.length === 0) {
-      problems.push(...(await renewMediaInputs(this.assets, version.inputs, values, expiryOf('upload', now, this.retention), now)));
+      problems.push(...(await renewMediaInputs(this.assets, media, expiryOf('upload', now, this.retention), now)));
     }
     if (problems.length > 0) {
       const { message, details } = describeProblems(problems, version.id);
