@@ -87,6 +87,8 @@ function freeBackends(locked: readonly Record<string, unknown>[], offers: Readon
 /** Candidates read per page at first; each further page is twice as long (placement refused them all). */
 const FIRST_PAGE = 20;
 const LARGEST_PAGE = 640;
+/** Fresh reads of the order after losing a candidate to a concurrent claim, before going down the page instead. */
+const MAX_REREADS = 3;
 
 /**
  * The first waiting run in fair-share order that placement puts on one of the free backends,
@@ -101,6 +103,7 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, locked: re
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
   let free: FreeBackend[] | null = null;
   let after: { held: number; createdAt: number; id: string } | null = null;
+  let rereads = 0;
   for (let size = FIRST_PAGE; ; size = Math.min(size * 2, LARGEST_PAGE)) {
     const keyset = after ? 'AND (COALESCE(h.n, 0) > ? OR (COALESCE(h.n, 0) = ? AND q.created_at >= ? AND (q.created_at > ? OR q.id > ?)))' : '';
     const page = rawRows(
@@ -122,12 +125,27 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, locked: re
     if (page.length === 0) return null;
     free ??= freeBackends(locked, offers, heldByBackend(page[0]?.['held_by_backend']));
     if (free.length === 0) return null;
+    let lost = false;
     for (const row of page) {
       const candidate = toRun(row);
       const backendId = request.place(candidate, free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       const claimed = await reserve(trx, request, candidate, backendId, dialect);
       if (claimed) return claimed;
+      // A claim on another backend took this run meanwhile (PostgreSQL claims side by side), so the
+      // page's counts of runs held per account are stale: its account now holds one more. Read the
+      // order again (a statement sees what committed before it) rather than go down a stale page,
+      // which would hand the busy account a second slot before an idle account's first.
+      if (rereads < MAX_REREADS) {
+        lost = true;
+        break;
+      }
+    }
+    if (lost) {
+      rereads += 1;
+      after = null;
+      size = FIRST_PAGE / 2; // doubled back to the first page by the loop
+      continue;
     }
     if (page.length < size) return null;
     const last = page[page.length - 1] as Record<string, unknown>;

@@ -30,5 +30,50 @@ for (const [name, open] of TEST_DATABASES) {
       expect(new Set(got)).to.deep.equal(new Set(made.map((r) => r.id)));
       for (const c of claims) if (c) expect((await (pools[2] as KnexRunRepository).get(c.id))?.leaseOwner, 'every pool sees the claim').to.equal(c.leaseOwner);
     });
+
+    if (name === 'PostgreSQL') {
+      it('gives an idle account the next slot even when two claims on two backends read the order at the same moment', async () => {
+        const t = database.get();
+        const busy = randomUUID();
+        const idle = randomUUID();
+        const appVersionId = randomUUID();
+        const accounts = new KnexAccountRepository(t.db);
+        for (const id of [busy, idle]) await accounts.create({ id, name: id, tier: 'ultra', status: 'active', createdAt: new Date(T) });
+        await new KnexAppVersionRepository(t.db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
+        const queue = (accountId: string, at: number) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(at), inputs: {}, workflow: {} });
+        const [a1, a2, a3, b1] = [queue(busy, T + 1), queue(busy, T + 2), queue(busy, T + 3), queue(idle, T + 10)];
+        for (const r of [a1, a2, a3, b1]) await new KnexRunRepository(t.db).create(r!);
+
+        // A third instance is taking the busy account's oldest run: both claims below read the
+        // order (each account holding nothing, so that run first), then wait on its row.
+        const elsewhere = await t.another().transaction();
+        await elsewhere.raw('SELECT id FROM runs WHERE id = ? FOR UPDATE', [a1!.id]);
+        const now = new Date(T + 60_000);
+        const claim = (db: ReturnType<typeof t.another>, backend: string) =>
+          new KnexRunRepository(db).claimNext({
+            owner: `on-${backend}`,
+            leaseExpiresAt: new Date(T + 120_000),
+            now,
+            queuedSince: new Date(T),
+            backends: [{ id: backend, capacity: 1 }],
+            place: (_run, free) => free[0]?.id ?? null,
+          });
+        const claims = Promise.all([claim(t.another(), 'gpu-x'), claim(t.another(), 'gpu-y')]);
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          if (Date.now() > deadline) await elsewhere.rollback();
+          const waiting = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE runs SET lease_owner%'`);
+          if ((waiting.rows[0] as { n: number }).n >= 2) break;
+          if (Date.now() > deadline) throw new Error('the two claims never both waited on the run being taken elsewhere');
+          await new Promise((r) => setImmediate(r));
+        }
+        await elsewhere.raw('UPDATE runs SET backend_id = ?, lease_owner = ?, lease_expires_at = ? WHERE id = ?', ['gpu-z', 'elsewhere', T + 120_000, a1!.id]);
+        await elsewhere.commit();
+
+        const got = (await claims).map((c) => c?.id);
+        // The busy account now holds a run: the idle account's run is next, then the busy one's second.
+        expect(new Set(got)).to.deep.equal(new Set([b1!.id, a2!.id]));
+      });
+    }
   });
 }
