@@ -91,7 +91,9 @@ export function takeTurnsToWrite(conn: RawSqliteConnection, turns: WriteTurns): 
       if (kind === 'begin' && endTransaction === null) {
         turns.take().then(
           (end) =>
-            call(sql, args, function (this: unknown, error, ...result) {
+            // IMMEDIATE: SQLite's write lock too is taken at once, so a transaction that reads
+            // before it writes never finds, at its first write, that another process wrote since.
+            call(/^\s*BEGIN\s*;?\s*$/i.test(sql) ? 'BEGIN IMMEDIATE;' : sql, args, function (this: unknown, error, ...result) {
               if (error) end();
               else endTransaction = end;
               callback.call(this, error, ...result);
