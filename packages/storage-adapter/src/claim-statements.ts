@@ -19,19 +19,24 @@ const HELD_BY_ACCOUNT = `SELECT account_id, COUNT(*) AS n FROM runs WHERE ${HOLD
 export const WAITING = `status = 'queued' AND backend_id IS NULL`;
 
 export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | null> {
+  return (await claimMany(db, request, 1))[0] ?? null;
+}
+
+/** Up to `max` runs in one transaction, each in the order the ones claimed before it leave. */
+export async function claimMany(db: Knex, request: ClaimRequest, max: number): Promise<Run[]> {
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
-  if (offers.size === 0) return null;
+  if (offers.size === 0 || max < 1) return [];
   const known = knownBackendsOf(db);
   if (dialectOf(db) === 'sqlite') {
-    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known));
-    return claimed === 'skipped' ? null : claimed;
+    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known, max));
+    return claimed === 'skipped' ? [] : claimed;
   }
   // Claims on other backends go side by side; when the backends this one could use are all being
   // claimed on, it waits for them (in id order, so two claims never wait on each other).
-  const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known));
+  const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known, max));
   if (first !== 'skipped') return first;
-  const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known));
-  return second === 'skipped' ? null : second;
+  const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known, max));
+  return second === 'skipped' ? [] : second;
 }
 
 type Locking = 'sqlite' | 'skip-locked' | 'wait';
@@ -47,10 +52,11 @@ function knownBackendsOf(db: Knex): Set<string> {
 
 /**
  * The claim; 'skipped' when nothing fit the backends it could lock while others were locked.
- * Statements: lock the backend rows (one), read candidates with the runs each backend holds (one
- * per page, usually one), reserve the run and note the backend (one on PostgreSQL, two on SQLite).
+ * Statements: lock the backend rows (one); then for each run, read candidates (one per page,
+ * usually one; the first also reads the runs each backend holds), reserve the run and note the
+ * backend (one on PostgreSQL, two on SQLite).
  */
-async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>): Promise<Run | null | 'skipped'> {
+async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>, max: number): Promise<Run[] | 'skipped'> {
   const ids = [...offers.keys()].sort();
   const nowMs = request.now.getTime();
   const unknown = ids.filter((id) => !knownBackends.has(id));
@@ -68,8 +74,28 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
       ? rawRows(await trx.raw(`UPDATE dispatch_backends SET touched_at = ? WHERE id IN (${placeholders(ids.length)}) RETURNING ${columns}`, [nowMs, ...ids]))
       : rawRows(await trx.raw(`SELECT ${columns} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
   const skipped = locked.length < ids.length;
-  const claimed = locked.length === 0 ? null : await claimFor(trx, request, locked, offers, locking === 'sqlite' ? 'sqlite' : 'postgres');
-  return claimed === null && skipped ? 'skipped' : claimed;
+  const claimed: Run[] = [];
+  if (locked.length > 0) {
+    const room = { locked, offers, free: null as FreeBackend[] | null };
+    while (claimed.length < max) {
+      const run = await claimFor(trx, request, room, locking === 'sqlite' ? 'sqlite' : 'postgres');
+      if (!run) break;
+      claimed.push(run);
+      // The slot it took, and the backend now warm for its app version, for the next one.
+      room.free = (room.free ?? [])
+        .map((b) => (b.id === run.backendId ? { ...b, room: b.room - 1, lastAppVersionId: run.appVersionId, lastPlacedAtMs: request.now.getTime() } : b))
+        .filter((b) => b.room > 0);
+      if (room.free.length === 0) break;
+    }
+  }
+  return claimed.length === 0 && skipped ? 'skipped' : claimed;
+}
+
+/** The backends a claim locked, and once read, those with room left (`free`). */
+interface Room {
+  readonly locked: readonly Record<string, unknown>[];
+  readonly offers: ReadonlyMap<string, number>;
+  free: FreeBackend[] | null;
 }
 
 /** The locked backends with room: their capacity less the runs they hold (of every instance). */
@@ -95,13 +121,13 @@ const MAX_REREADS = 3;
  * however far down the queue it is: candidates come a page at a time (keyset on the order), so
  * runs no free backend can take never hide those behind them.
  */
-async function claimFor(trx: Knex.Transaction, request: ClaimRequest, locked: readonly Record<string, unknown>[], offers: ReadonlyMap<string, number>, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
+async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
-  const lockedIds = locked.map((b) => String(b['id']));
+  const lockedIds = room.locked.map((b) => String(b['id']));
   // The runs each locked backend holds, read with the first page (after the lock: no claim on
   // these backends can commit meanwhile). One JSON value, computed once for the statement.
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
-  let free: FreeBackend[] | null = null;
+  let free = room.free;
   let after: { held: number; createdAt: number; id: string } | null = null;
   let rereads = 0;
   for (let size = FIRST_PAGE; ; size = Math.min(size * 2, LARGEST_PAGE)) {
@@ -123,7 +149,7 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, locked: re
       ),
     );
     if (page.length === 0) return null;
-    free ??= freeBackends(locked, offers, heldByBackend(page[0]?.['held_by_backend']));
+    free ??= room.free = freeBackends(room.locked, room.offers, heldByBackend(page[0]?.['held_by_backend']));
     if (free.length === 0) return null;
     let lost = false;
     for (const row of page) {

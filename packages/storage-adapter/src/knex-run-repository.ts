@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard } from '@runload/core';
-import { claimNext } from './claim-statements.js';
+import { claimMany, claimNext } from './claim-statements.js';
 import { countStartingBefore } from './queue-positions.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
@@ -95,6 +95,10 @@ export class KnexRunRepository implements RunRepository {
       const row = rawRows(result)[0];
       return row ? toRun(row) : null;
     });
+  }
+
+  claimMany(request: ClaimRequest, max: number): Promise<Run[]> {
+    return guarded(() => claimMany(this.db, request, max));
   }
 
   claimNext(request: ClaimRequest): Promise<Run | null> {

@@ -99,6 +99,12 @@ export interface RunRepository {
    */
   claimNext(request: ClaimRequest): Promise<Run | null>;
   /**
+   * Claims up to `max` runs as {@link claimNext} does, in its one transaction: each in the
+   * fair-share order the ones claimed before it leave, each on a backend with room after them.
+   * Fewer (or none) when nothing more fits.
+   */
+  claimMany(request: ClaimRequest, max: number): Promise<Run[]>;
+  /**
    * Takes over the lease of a run that is not terminal when its lease is free or already `owner`'s;
    * returns the run with the new lease, or null.
    */

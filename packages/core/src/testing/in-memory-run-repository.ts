@@ -91,6 +91,16 @@ export class InMemoryRunRepository implements RunRepository {
     return null;
   }
 
+  async claimMany(request: ClaimRequest, max: number): Promise<Run[]> {
+    const claimed: Run[] = [];
+    while (claimed.length < max) {
+      const run = await this.claimNext(request);
+      if (!run) break;
+      claimed.push(run);
+    }
+    return claimed;
+  }
+
   /** Waiting runs (queued, on no backend) in the order they will start. */
   private fairOrder(): Run[] {
     const heldByAccount = new Map<string, number>();

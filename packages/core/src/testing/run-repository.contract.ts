@@ -360,6 +360,31 @@ export function describeRunRepositoryContract(
           });
         }
 
+        it('claims several runs in one call in the order single claims would take them, never past a backend\'s room', async () => {
+          // Backend names of their own (backends are remembered across runs), in the order given.
+          const pool = randomUUID();
+          const [a, b] = [`${pool}-a`, `${pool}-b`];
+          await store(queued(0, { backendId: a, status: 'running', leaseOwner: 'elsewhere', leaseExpiresAt: at(300) }));
+          const busy = await store(...Array.from({ length: 6 }, (_, i) => queued(1 + i)));
+          const [idle] = await store(queued(20, { accountId: OTHER_ACCOUNT }));
+          const placed: string[] = [];
+          const warmFirst = (run: Run, free: readonly FreeBackend[]) => {
+            // Where the run's app version went last, else the first with room: what each call saw.
+            const warm = free.find((b) => b.lastAppVersionId === run.appVersionId) ?? free[0];
+            placed.push(`${warm?.id === a ? 'a' : 'b'}:${warm?.room}`);
+            return warm?.id ?? null;
+          };
+          const offers = [{ id: a, capacity: 3 }, { id: b, capacity: 1 }];
+          const got = await runs.claimMany({ owner: 'd1', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: offers, place: warmFirst }, 10);
+          // a holds one already: 2 + 1 slots. The busy account holds one, so after its oldest
+          // run (a tie at one held each goes by age) the idle account's run comes next.
+          expect(got.map((r) => r.id)).to.deep.equal([(idle as Run).id, (busy[0] as Run).id, (busy[1] as Run).id]);
+          expect(got.map((r) => r.backendId)).to.deep.equal([a, a, b]);
+          expect(placed, 'each placement sees the room and warmth the claims before it left').to.deep.equal(['a:2', 'a:1', 'b:1']);
+          for (const r of got) expect(await runs.get(r.id)).to.deep.equal(r);
+          expect(await runs.claimMany({ owner: 'd2', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: offers, place: warmFirst }, 10), 'both backends are full').to.deep.equal([]);
+        });
+
         it('claims the first run a free backend can take however many runs before it none can (past 25 of them)', async () => {
           // The first 25 need a checkpoint no offered backend has: placement refuses them.
           await store(...Array.from({ length: 25 }, (_, i) => queued(i)));

@@ -1,6 +1,7 @@
 /**
- * The claim loop: while a backend has room, claims the next queued run from the database (never
- * from memory) and hands it to a new {@link FollowedRun}. One pass at a time; a wake during a
+ * The claim loop: while a backend has room, claims the next queued runs from the database (never
+ * from memory), several in one transaction when there is room for several, and hands each to a
+ * new {@link FollowedRun}. One pass at a time; a wake during a
  * pass makes it go round once more.
  * @module
  */
@@ -8,6 +9,9 @@ import type { Run } from '../../domain/run.js';
 import { placeRun } from '../placement.js';
 import type { DispatchContext } from './context.js';
 import { FollowedRun, type FollowedRuns } from './followed-run.js';
+
+/** Runs claimed in one transaction at most: a long claim holds SQLite's one writer. */
+const MAX_CLAIMED_AT_ONCE = 8;
 
 export class ClaimLoop {
   private pumping = false;
@@ -38,11 +42,14 @@ export class ClaimLoop {
           // every instance.
           const offers = this.offers();
           if (offers.length === 0) break;
-          const run = await this.claim(offers);
-          if (!run?.backendId || this.stopped) break;
-          // Counted on its backend at once, and sent while the next run is claimed: a backend with
-          // room for several runs gets them without waiting for each prompt's round trips in turn.
-          FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId });
+          // As many runs as this instance sees room for, in one transaction: under load the runs
+          // that queued during one claim are taken together by the next.
+          const room = Math.min(MAX_CLAIMED_AT_ONCE, offers.reduce((n, b) => n + b.room, 0));
+          const runs = await this.claim(offers, room);
+          // Counted on their backends at once, and sent while the next runs are claimed: a backend
+          // with room for several runs gets them without waiting for each prompt's round trips.
+          for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId });
+          if (runs.length < room || this.stopped) break;
         }
       } while (this.again && !this.stopped);
     } finally {
@@ -50,10 +57,10 @@ export class ClaimLoop {
     }
   }
 
-  private claim(offers: { id: string; capacity: number }[]): Promise<Run | null> {
+  private claim(offers: { id: string; capacity: number }[], max: number): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
-    return deps.runs.claimNext({
+    return deps.runs.claimMany({
       owner: options.owner,
       leaseExpiresAt: this.ctx.leaseUntil(),
       now: new Date(now),
@@ -61,7 +68,7 @@ export class ClaimLoop {
       queuedSince: new Date(now - options.maxQueueSeconds * 1000),
       backends: offers,
       place: (run, free) => placeRun(run, free, (backendId, r) => deps.executor.lacks(backendId, r)),
-    });
+    }, max);
   }
 
   /**
@@ -69,12 +76,16 @@ export class ClaimLoop {
    * other instances do, so it is left out: with every backend full no transaction is opened (a
    * wake for each new run would otherwise cost one).
    */
-  private offers(): { id: string; capacity: number }[] {
+  private offers(): { id: string; capacity: number; room: number }[] {
     const mine = new Map<string, number>();
     for (const f of this.followed.all()) mine.set(f.backendId, (mine.get(f.backendId) ?? 0) + 1);
     return this.ctx.deps.executor
       .placement()
-      .map((b) => ({ id: b.id, capacity: this.ctx.options.depth - b.foreignPrompts }))
-      .filter((b) => (mine.get(b.id) ?? 0) < b.capacity);
+      .map((b) => {
+        const capacity = this.ctx.options.depth - b.foreignPrompts;
+        // The most it could take: other instances' runs there are counted by the claim itself.
+        return { id: b.id, capacity, room: capacity - (mine.get(b.id) ?? 0) };
+      })
+      .filter((b) => b.room > 0);
   }
 }
