@@ -152,6 +152,32 @@ describe('Dispatcher', () => {
     expect(t.a.timers.pending(), 'a stopped dispatcher leaves no timer').to.equal(0);
   });
 
+  it('sends the next run to a backend at depth 1 once the backend is done with the run before, while that run\'s outputs are still being read', async () => {
+    const t = await setup();
+    const original = t.backend.fetchOutput.bind(t.backend);
+    let release!: () => void;
+    const reading = new Promise<void>((r) => (release = r));
+    t.backend.fetchOutput = async (backendId, ref) => {
+      await reading;
+      return original(backendId, ref);
+    };
+    await t.a.dispatcher.start();
+    const first = await t.create();
+    await t.a.dispatcher.idle();
+    const start = t.w.clock.nowMs();
+    t.backend.start(first.id, start);
+    t.backend.succeed(first.id, [OUT], { startedAtMs: start, finishedAtMs: start + 2000 });
+    await t.transition((c) => c.runId === first.id && c.to === 'finishing', 'the backend to be done with the first run');
+    const second = await t.create();
+    await t.transition((c) => c.runId === second.id && c.to === 'sent', 'the second run to be sent');
+    expect((await t.get(first.id)).status, 'the first run is still being stored').to.equal('running');
+    expect(t.sentTimes(second.id)).to.equal(1);
+    release();
+    await t.a.dispatcher.idle();
+    expect((await t.get(first.id)).status).to.equal('succeeded');
+    await t.a.dispatcher.stop();
+  });
+
   it('fails a run whose input asset was deleted before its dispatch VALIDATION_ERROR, naming the input, and never sends it', async () => {
     const t = await setup();
     const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });

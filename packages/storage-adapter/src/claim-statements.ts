@@ -128,20 +128,22 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
   // these backends can commit meanwhile). One JSON value, computed once for the statement.
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
   let free = room.free;
+  // Runs the claimer follows that their backend has finished with: they take no room there.
+  const released = request.finishedOnBackend ?? [];
   let after: { held: number; createdAt: number; id: string } | null = null;
   let rereads = 0;
   for (let size = FIRST_PAGE; ; size = Math.min(size * 2, LARGEST_PAGE)) {
     const keyset = after ? 'AND (COALESCE(h.n, 0) > ? OR (COALESCE(h.n, 0) = ? AND q.created_at >= ? AND (q.created_at > ? OR q.id > ?)))' : '';
     const page = rawRows(
       await trx.raw(
-        `SELECT ${free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE}) GROUP BY backend_id) hb)`} AS held_by_backend,
+        `SELECT ${free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
                 COALESCE(h.n, 0) AS held_by_account, q.*
            FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
           WHERE q.status = 'queued' AND q.backend_id IS NULL AND q.created_at >= ?
             AND (q.lease_owner IS NULL OR q.lease_expires_at IS NULL OR q.lease_expires_at <= ?) ${keyset}
           ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
         [
-          ...(free ? [] : lockedIds),
+          ...(free ? [] : [...lockedIds, ...released]),
           request.queuedSince.getTime(),
           nowMs,
           ...(after ? [after.held, after.held, after.createdAt, after.createdAt, after.id] : []),

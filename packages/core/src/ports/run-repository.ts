@@ -56,6 +56,12 @@ export interface ClaimRequest {
    * capable backend has room). Called inside the claim's transaction: synchronous and quick.
    */
   place(run: Run, free: readonly FreeBackend[]): string | null;
+  /**
+   * Runs the claimer follows whose backend has finished with them (their outcome is being
+   * stored): they take no room there any more, although they are not finished yet. Only the
+   * claimer knows this (it holds their leases); a run it does not name counts until it ends.
+   */
+  readonly finishedOnBackend?: readonly string[];
 }
 
 export interface RunPage {

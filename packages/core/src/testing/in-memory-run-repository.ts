@@ -76,7 +76,8 @@ export class InMemoryRunRepository implements RunRepository {
   async claimNext(request: ClaimRequest): Promise<Run | null> {
     const now = request.now;
     const held = new Map<string, number>();
-    for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
+    const released = new Set(request.finishedOnBackend ?? []);
+    for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId && !released.has(r.id)) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
     const free: FreeBackend[] = request.backends
       .map((b) => ({ id: b.id, room: b.capacity - (held.get(b.id) ?? 0), ...(this.placed.get(b.id) ?? { lastAppVersionId: null, lastPlacedAtMs: null }) }))
       .filter((b) => b.room > 0);

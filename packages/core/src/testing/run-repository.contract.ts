@@ -385,6 +385,21 @@ export function describeRunRepositoryContract(
           expect(await runs.claimMany({ owner: 'd2', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: offers, place: warmFirst }, 10), 'both backends are full').to.deep.equal([]);
         });
 
+        it('lets the next run have the room of a run its claimer names as finished on the backend, and only that one', async () => {
+          const gpu = `gpu-${randomUUID()}`;
+          const [storing] = await store(
+            queued(0, { backendId: gpu, status: 'running', leaseOwner: 'd1', leaseExpiresAt: at(300) }),
+            queued(0, { backendId: gpu, status: 'running', leaseOwner: 'elsewhere', leaseExpiresAt: at(300) }),
+          );
+          const [next] = await store(queued(1));
+          const offers = [{ id: gpu, capacity: 2 }];
+          const request = (finishedOnBackend: string[]) => ({ owner: 'd1', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: offers, place: first, finishedOnBackend });
+          expect(await runs.claimNext(request([])), 'two runs hold both slots').to.equal(null);
+          expect((await runs.claimNext(request([(storing as Run).id])))?.id, "its outputs are being stored: its slot is free").to.equal((next as Run).id);
+          await store(queued(2));
+          expect(await runs.claimNext(request([(storing as Run).id])), 'the other run still holds its slot').to.equal(null);
+        });
+
         it('claims the first run a free backend can take however many runs before it none can (past 25 of them)', async () => {
           // The first 25 need a checkpoint no offered backend has: placement refuses them.
           await store(...Array.from({ length: 25 }, (_, i) => queued(i)));

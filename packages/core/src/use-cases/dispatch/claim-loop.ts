@@ -68,6 +68,8 @@ export class ClaimLoop {
       queuedSince: new Date(now - options.maxQueueSeconds * 1000),
       backends: offers,
       place: (run, free) => placeRun(run, free, (backendId, r) => deps.executor.lacks(backendId, r)),
+      // Their outputs are being stored: the backend is free for the next run meanwhile.
+      finishedOnBackend: this.followed.all().filter((f) => !f.holdsBackend()).map((f) => f.runId),
     }, max);
   }
 
@@ -78,7 +80,7 @@ export class ClaimLoop {
    */
   private offers(): { id: string; capacity: number; room: number }[] {
     const mine = new Map<string, number>();
-    for (const f of this.followed.all()) mine.set(f.backendId, (mine.get(f.backendId) ?? 0) + 1);
+    for (const f of this.followed.all()) if (f.holdsBackend()) mine.set(f.backendId, (mine.get(f.backendId) ?? 0) + 1);
     return this.ctx.deps.executor
       .placement()
       .map((b) => {

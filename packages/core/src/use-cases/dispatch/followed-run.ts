@@ -16,6 +16,8 @@ const PROGRESS_WRITE_MS = 250;
 /** Sweeps that may fail to read a finished run's outputs before the backend is taken to have lost them. */
 const OUTPUT_READ_ATTEMPTS = 5;
 
+const holds = (state: FollowState) => state.kind === 'submitting' || state.kind === 'sent';
+
 export class FollowedRun {
   private current: FollowState = SUBMITTING;
   private unfollow: () => void = () => undefined;
@@ -54,7 +56,7 @@ export class FollowedRun {
 
   /** Whether the run still occupies its backend (its outcome not yet being stored). */
   holdsBackend(): boolean {
-    return this.current.kind === 'submitting' || this.current.kind === 'sent';
+    return holds(this.current);
   }
 
   /** The one place a followed run's state changes. */
@@ -75,6 +77,8 @@ export class FollowedRun {
       this.registry.remove(this);
     }
     for (const effect of next.effects) this.ctx.spawn(() => this.perform(effect));
+    // The backend is done with the run (its outcome is being stored): room for the next one now.
+    if (holds(from) && !holds(next.state)) this.ctx.wake();
   }
 
   /** Asks the backend where the run stands (a sweep does, for every run followed). */
