@@ -76,9 +76,9 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
   const skipped = locked.length < ids.length;
   const claimed: Run[] = [];
   if (locked.length > 0) {
-    const room = { locked, offers, free: null as FreeBackend[] | null };
+    const room: Room = { locked, offers, free: null, drained: false };
     while (claimed.length < max) {
-      const run = await claimFor(trx, request, room, locking === 'sqlite' ? 'sqlite' : 'postgres');
+      const run = room.drained ? null : await claimFor(trx, request, room, locking === 'sqlite' ? 'sqlite' : 'postgres');
       if (!run) break;
       claimed.push(run);
       // The slot it took, and the backend now warm for its app version, for the next one.
@@ -96,6 +96,8 @@ interface Room {
   readonly locked: readonly Record<string, unknown>[];
   readonly offers: ReadonlyMap<string, number>;
   free: FreeBackend[] | null;
+  /** No waiting run is left to look at. */
+  drained: boolean;
 }
 
 /** The locked backends with room: their capacity less the runs they hold (of every instance). */
@@ -159,7 +161,11 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
       const backendId = request.place(candidate, free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       const claimed = await reserve(trx, request, candidate, backendId, dialect);
-      if (claimed) return claimed;
+      if (claimed) {
+        // The last waiting run there was: the next claim of this transaction need not look.
+        if (page.length < size && row === page[page.length - 1]) room.drained = true;
+        return claimed;
+      }
       // A claim on another backend took this run meanwhile (PostgreSQL claims side by side), so the
       // page's counts of runs held per account are stale: its account now holds one more. Read the
       // order again (a statement sees what committed before it) rather than go down a stale page,
