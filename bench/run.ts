@@ -60,7 +60,9 @@ if (only !== null) {
   await fake.close();
   if (!quick) {
     const file = path.join(ROOT, 'BENCHMARKS.md');
-    writeFileSync(file, replaceBlocks(readFileSync(file, 'utf8'), lines.join('\n')));
+    // A section run alone says when, under its heading: the file's header dates the full run.
+    const stamped = lines.join('\n').replace(/^(## .*)$/gm, `$1\n_Run alone (\`--only=${only}\`) ${new Date().toISOString()}, on the same machine._`);
+    writeFileSync(file, replaceBlocks(readFileSync(file, 'utf8'), stamped));
   }
   process.exit(0);
 }
