@@ -34,7 +34,7 @@ export function openDatabase(config: DatabaseConfig): Knex {
       ...(config.schema ? { searchPath: [config.schema] } : {}),
       pool: {
         min: 0,
-        max: config.poolMax ?? 4,
+        max: config.poolMax ?? 10,
         // A schema of our own is created on first use, so tests and tenants can isolate themselves.
         ...(config.schema
           ? {
