@@ -7,6 +7,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
+import { text as readText } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CoreError } from '@runload/core';
@@ -145,12 +146,6 @@ export class ComfyUiHttp {
   private unreachable(what: string, error: unknown): CoreError {
     return new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} is unreachable (${what}): ${(error as Error).message}`, { cause: error });
   }
-}
-
-async function readText(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Paths carry file names, which can carry a run's inputs: messages and logs keep only their start. */

@@ -129,23 +129,23 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
   // The runs each locked backend holds, read with the first page (after the lock: no claim on
   // these backends can commit meanwhile). One JSON value, computed once for the statement.
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
-  let free = room.free;
   // Runs the claimer follows that their backend has finished with: they take no room there.
   const released = request.finishedOnBackend ?? [];
   let after: { held: number; createdAt: number; id: string } | null = null;
   let rereads = 0;
-  for (let size = FIRST_PAGE; ; size = Math.min(size * 2, LARGEST_PAGE)) {
+  let size = FIRST_PAGE;
+  for (;;) {
     const keyset = after ? 'AND (COALESCE(h.n, 0) > ? OR (COALESCE(h.n, 0) = ? AND q.created_at >= ? AND (q.created_at > ? OR q.id > ?)))' : '';
     const page = rawRows(
       await trx.raw(
-        `SELECT ${free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
+        `SELECT ${room.free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
                 COALESCE(h.n, 0) AS held_by_account, q.*
            FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
           WHERE q.status = 'queued' AND q.backend_id IS NULL AND q.created_at >= ?
             AND (q.lease_owner IS NULL OR q.lease_expires_at IS NULL OR q.lease_expires_at <= ?) ${keyset}
           ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
         [
-          ...(free ? [] : [...lockedIds, ...released]),
+          ...(room.free ? [] : [...lockedIds, ...released]),
           request.queuedSince.getTime(),
           nowMs,
           ...(after ? [after.held, after.held, after.createdAt, after.createdAt, after.id] : []),
@@ -153,7 +153,7 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
       ),
     );
     if (page.length === 0) return null;
-    free ??= room.free = freeBackends(room.locked, room.offers, heldByBackend(page[0]?.['held_by_backend']));
+    const free = (room.free ??= freeBackends(room.locked, room.offers, heldByBackend(page[0]?.['held_by_backend'])));
     if (free.length === 0) return null;
     let lost = false;
     for (const row of page) {
@@ -178,12 +178,13 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
     if (lost) {
       rereads += 1;
       after = null;
-      size = FIRST_PAGE / 2; // doubled back to the first page by the loop
+      size = FIRST_PAGE;
       continue;
     }
     if (page.length < size) return null;
     const last = page[page.length - 1] as Record<string, unknown>;
     after = { held: Number(last['held_by_account']), createdAt: toMs(last['created_at']), id: String(last['id']) };
+    size = Math.min(size * 2, LARGEST_PAGE);
   }
 }
 
