@@ -3,6 +3,8 @@ import { CoreError } from '@runload/core';
 import { UnavailableExecutor } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
+const DAY = 86_400_000;
+
 const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as CoreError);
 
 describe('CreateRun', () => {
@@ -103,6 +105,8 @@ describe('CreateRun', () => {
     await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '1:image': image.id } } });
     expect(reads, 'read once, by the check').to.deep.equal([image.id]);
 
+    // Used again more than a minute later: its clock restarts, and the write finds it deleted.
+    w.clock.advance(61_000);
     const renew = w.ports.assets.renewUploads.bind(w.ports.assets);
     w.ports.assets.renewUploads = async (ids, expiresAt, now) => {
       await w.ports.assets.delete(image.id); // deleted by its owner meanwhile
@@ -111,6 +115,29 @@ describe('CreateRun', () => {
     const error = await failure(w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '1:image': image.id } } }));
     expect(error?.code).to.equal('INVALID_INPUT');
     expect(error?.details).to.deep.equal([{ key: '1:image', reason: 'no image asset with this id' }]);
+  });
+
+  it('restarts an upload\'s retention clock when a run uses it, writing at most once a minute', async () => {
+    const w = await makeWorld();
+    const p = await w.principal();
+    const image = await w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'cat.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const writes: number[] = [];
+    const renew = w.ports.assets.renewUploads.bind(w.ports.assets);
+    w.ports.assets.renewUploads = (ids, expiresAt, now) => (writes.push(now.getTime()), renew(ids, expiresAt, now));
+    const run = () => w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '1:image': image.id } } });
+    const expiry = async () => (await w.ports.assets.get(image.id))?.expiresAt?.getTime();
+    const uploadedAt = w.clock.nowMs();
+
+    w.clock.advance(30_000);
+    await run();
+    expect(writes, 'used half a minute after its upload: nothing to write').to.deep.equal([]);
+    expect(await expiry()).to.equal(uploadedAt + DAY * 7);
+
+    w.clock.advance(3 * 3_600_000);
+    await run();
+    await run();
+    expect(writes, 'three hours later: one write, and none for the run right after').to.deep.equal([w.clock.nowMs()]);
+    expect(await expiry(), 'seven days from the first of the two runs').to.equal(w.clock.nowMs() + DAY * 7);
   });
 
   it('refunds the run budget when writing the run fails', async () => {

@@ -17,6 +17,8 @@ export const HOLDS_SLOT = `status IN (${ACTIVE}) AND backend_id IS NOT NULL`;
 const HELD_BY_ACCOUNT = `SELECT account_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY account_id`;
 /** A run waiting for a slot: queued, on no backend. */
 export const WAITING = `status = 'queued' AND backend_id IS NULL`;
+/** A waiting run a claim may take: not past its queue time (since ?), and no live lease (at ?). */
+const CLAIMABLE = `created_at >= ? AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)`;
 
 export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | null> {
   return (await claimMany(db, request, 1))[0] ?? null;
@@ -26,6 +28,9 @@ export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | 
 export async function claimMany(db: Knex, request: ClaimRequest, max: number): Promise<Run[]> {
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
   if (offers.size === 0 || max < 1) return [];
+  // Most wakes (a run finished, a slot freed) find nothing waiting: a read says so without taking
+  // the write lock (SQLite) or the backend rows (PostgreSQL) that the claim takes.
+  if (!(await anyWaiting(db, request))) return [];
   const known = knownBackendsOf(db);
   if (dialectOf(db) === 'sqlite') {
     const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known, max));
@@ -37,6 +42,12 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
   if (first !== 'skipped') return first;
   const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known, max));
   return second === 'skipped' ? [] : second;
+}
+
+/** Whether any run the claim could take is waiting (read from runs_waiting, usually its first entry). */
+async function anyWaiting(db: Knex, request: ClaimRequest): Promise<boolean> {
+  const rows = await db.raw(`SELECT 1 AS waiting FROM runs WHERE ${WAITING} AND ${CLAIMABLE} LIMIT 1`, [request.queuedSince.getTime(), request.now.getTime()]);
+  return rawRows(rows).length > 0;
 }
 
 type Locking = 'sqlite' | 'skip-locked' | 'wait';

@@ -31,6 +31,35 @@ for (const [name, open] of TEST_DATABASES) {
       for (const c of claims) if (c) expect((await (pools[2] as KnexRunRepository).get(c.id))?.leaseOwner, 'every pool sees the claim').to.equal(c.leaseOwner);
     });
 
+    it('answers at once, taking no lock, when no run is waiting, while another instance holds the claim lock', async () => {
+      const t = database.get();
+      const backend = `gpu-${randomUUID()}`;
+      const request = {
+        owner: 'waiting-for-nothing',
+        leaseExpiresAt: new Date(T + 120_000),
+        now: new Date(T + 60_000),
+        queuedSince: new Date(T),
+        backends: [{ id: backend, capacity: 1 }],
+        place: (_run: unknown, free: readonly { id: string }[]) => free[0]?.id ?? null,
+      };
+      const runs = new KnexRunRepository(t.db);
+      // The backend's row exists once a claim has seen it.
+      await t.db('dispatch_backends').insert({ id: backend });
+      // Another instance in the middle of a claim: SQLite's write lock, or the backend's row on PostgreSQL.
+      const elsewhere = await t.another().transaction();
+      if (name === 'PostgreSQL') await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [backend]);
+      else await elsewhere.raw('UPDATE dispatch_backends SET touched_at = 1 WHERE id = ?', [backend]);
+      try {
+        const outcome = await Promise.race([
+          runs.claimMany(request, 4).then((claimed) => ({ claimed })),
+          new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3000).unref()),
+        ]);
+        expect(outcome, 'the claim waited for the other instance although nothing was waiting').to.deep.equal({ claimed: [] });
+      } finally {
+        await elsewhere.rollback();
+      }
+    });
+
     if (name === 'PostgreSQL') {
       it('gives an idle account the next slot even when two claims on two backends read the order at the same moment', async () => {
         const t = database.get();

@@ -36,12 +36,26 @@ export async function checkMediaInputs(
 }
 
 /**
+ * How far behind the restarted clock an upload's expiry may be left: a run using an upload
+ * renewed less than a minute ago (or just uploaded) writes nothing. Days of retention lose at most
+ * a minute, and a batch of runs on one input costs one write a minute instead of one per run.
+ */
+export const RENEWAL_STEP_MS = 60_000;
+
+/** Whether restarting an upload's clock at `expiresAt` moves its expiry by more than a step. */
+function needsRenewal(asset: Asset, expiresAt: Date | null): boolean {
+  if (asset.expiresAt === null || expiresAt === null) return asset.expiresAt !== expiresAt;
+  return expiresAt.getTime() - asset.expiresAt.getTime() > RENEWAL_STEP_MS;
+}
+
+/**
  * Restarts the retention clock of the uploads a new run uses (`checked`: the assets
- * {@link checkMediaInputs} found, by input key), in one write. One that expired or was deleted
- * since it was checked is reported like an expired or missing input.
+ * {@link checkMediaInputs} found, by input key), in one write, unless each was renewed less than
+ * {@link RENEWAL_STEP_MS} ago. One that expired or was deleted since it was checked is reported
+ * like an expired or missing input.
  */
 export async function renewMediaInputs(assets: AssetRepository, checked: ReadonlyMap<string, Asset>, expiresAt: Date | null, now: Date): Promise<ErrorDetail[]> {
-  const uploads = [...checked].filter(([, asset]) => asset.origin === 'upload');
+  const uploads = [...checked].filter(([, asset]) => asset.origin === 'upload' && needsRenewal(asset, expiresAt));
   if (uploads.length === 0) return [];
   const ids = [...new Set(uploads.map(([, asset]) => asset.id))];
   if ((await assets.renewUploads(ids, expiresAt, now)) === ids.length) return [];
