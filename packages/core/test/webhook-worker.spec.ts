@@ -51,6 +51,22 @@ describe('webhook worker', () => {
     expect(w.transport.sent).to.have.length(2);
   });
 
+  it('looks at the outbox when a run changes, not when one is queued', async () => {
+    const w = await world();
+    let looks = 0;
+    const claimDue = w.ports.webhookOutbox.claimDue.bind(w.ports.webhookOutbox);
+    w.ports.webhookOutbox.claimDue = (...args) => ((looks += 1), claimDue(...args));
+    await w.worker.start();
+    await w.worker.wake();
+    const before = looks;
+    const { run } = await w.api.createRun.execute({ principal: w.user, appVersionId: w.app.id, body: { inputs: {}, webhook: 'https://hooks.example.com/x' } });
+    await w.worker.wake().then(() => undefined);
+    expect(looks - before, 'only the explicit wake looked').to.equal(1);
+    await w.api.cancelRun.execute(w.user, run.id);
+    await w.worker.stop();
+    expect(w.transport.sent.map((s) => s.event.type), 'the cancel woke it, and its event went out').to.deep.equal(['run.canceled']);
+  });
+
   it('retries a failed attempt on the schedule with the same id, then gives it up', async () => {
     const w = await world();
     const run = await w.finished({ webhook: 'https://hooks.example.com/x' });

@@ -64,7 +64,10 @@ export class WebhookWorker {
     this.started = true;
     this.stopped = false;
     await this.deps.outbox.releaseLeases(this.options.owner).catch((error: unknown) => this.log('warn', 'could not free earlier leases', { error: String(error) }));
-    this.unsubscribe = this.deps.signal.subscribe(() => this.wake());
+    // A run being queued writes no event (only changes of a run do), so it is no reason to look.
+    this.unsubscribe = this.deps.signal.subscribe((reason) => {
+      if (reason !== 'run-queued') void this.wake();
+    });
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
     this.wake();
