@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { takeTurnsToWrite, WriteTurns, type RawSqliteConnection } from './sqlite-write-turns.js';
+import { cacheStatements, type CachingSqliteConnection } from './sqlite-statement-cache.js';
 
 export interface DatabaseConfig {
   /** `postgres://…`; null or absent for SQLite in `dataDir`. */
@@ -65,6 +66,7 @@ export function openDatabase(config: DatabaseConfig): Knex {
         const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${busyTimeoutMs}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
         const next = (i: number): void => {
           if (i === pragmas.length) {
+            cacheStatements(conn as RawSqliteConnection & CachingSqliteConnection);
             takeTurnsToWrite(conn, turns);
             return done(null, conn);
           }
