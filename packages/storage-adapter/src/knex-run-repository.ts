@@ -4,9 +4,9 @@
  * @module
  */
 import type { Knex } from 'knex';
-import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard } from '@runload/core';
+import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
 import { claimMany, claimNext } from './claim-statements.js';
-import { countStartingBefore } from './queue-positions.js';
+import { countStartingBefore, selectRunsWithPositions } from './queue-positions.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { fromPatch, fromRun, toRun } from './run-row.js';
@@ -23,6 +23,7 @@ export class KnexRunRepository implements RunRepository {
   private readonly reads: TickBatch<string, Run | null>;
   private readonly inserts: TickBatch<Run, void>;
   private readonly positions: TickBatch<Run, number>;
+  private readonly polls: TickBatch<string, RunWithQueuePosition | null>;
   private readonly estimates: TickBatch<string, number>;
 
   constructor(private readonly db: Knex) {
@@ -31,6 +32,7 @@ export class KnexRunRepository implements RunRepository {
     // A bad row (a duplicate id, say) fails only its own create.
     this.inserts = new TickBatch((runs) => insertRuns(db, runs), { maxItems: 50, isolateFailures: true });
     this.positions = new TickBatch((runs) => countStartingBefore(db, runs), { maxItems: 100 });
+    this.polls = new TickBatch((ids) => selectRunsWithPositions(db, ids), { maxItems: 100 });
     this.estimates = new TickBatch((accounts) => estimateInFlight(db, accounts), { maxItems: 100 });
   }
 
@@ -73,6 +75,10 @@ export class KnexRunRepository implements RunRepository {
       const last = runs[runs.length - 1];
       return { runs, nextCursor: rows.length > options.limit && last ? encodeRunCursor(last) : null };
     });
+  }
+
+  getWithQueuePosition(id: string): Promise<RunWithQueuePosition | null> {
+    return guarded(() => this.polls.add(id));
   }
 
   queuePosition(run: Run): Promise<number> {

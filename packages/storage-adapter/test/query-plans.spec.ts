@@ -73,6 +73,7 @@ describe('SQLite query plans of the hot queries', () => {
       const first = await runs.listByAccount(accountId, { limit: 20 });
       return runs.listByAccount(accountId, { limit: 20, after: first.nextCursor });
     }],
+    ['poll of a waiting run, with its place', async () => runs.getWithQueuePosition((await runs.listByAccount(accountId, { limit: 1 })).runs[0]?.id as string)],
     ['queue position', () => runs.queuePosition(newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 150), inputs: {}, workflow: {} }))],
     ['claim the next queued run', () => runs.claimNextQueued('d', new Date(T + 10_000), new Date(T + 5_000))],
     ['claim a run with a slot on a backend', () =>

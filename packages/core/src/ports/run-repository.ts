@@ -1,6 +1,12 @@
 import type { Run, RunStatus } from '../domain/run.js';
 
 /** Fields a state change may set. `id`, `accountId`, `appVersionId`, `createdAt`, `inputs` and `workflow` never change. */
+
+/** A run and its place in the queue: null once it left the queue, 0 once a backend holds it. */
+export interface RunWithQueuePosition {
+  readonly run: Run;
+  readonly queuePosition: number | null;
+}
 export type RunPatch = Partial<
   Pick<
     Run,
@@ -89,6 +95,12 @@ export interface RunRepository {
    * queued run ranks by k plus its runs on a backend; ties by age): its place in the queue, 0-based.
    */
   queuePosition(run: Run): Promise<number>;
+  /**
+   * A run as a poll shows it, read at one instant: the run, and its place in the queue while it
+   * waits (as {@link RunRepository.queuePosition}), 0 once a backend holds it, null once it left
+   * the queue. Null when there is no such run.
+   */
+  getWithQueuePosition(id: string): Promise<RunWithQueuePosition | null>;
   /**
    * Claims the oldest `queued` run with no backend whose lease is free (null or expired at `now`):
    * sets its lease to `owner` until `leaseExpiresAt` and, when given, the backend it is being sent

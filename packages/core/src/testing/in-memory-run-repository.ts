@@ -1,5 +1,5 @@
 import { isTerminal, type Run } from '../domain/run.js';
-import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard } from '../ports/run-repository.js';
+import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
 import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 
@@ -66,6 +66,13 @@ export class InMemoryRunRepository implements RunRepository {
     const last = page[page.length - 1];
     const nextCursor = mine.length > options.limit && last ? encodeRunCursor(last) : null;
     return { runs: page.map((r) => structuredClone(r)), nextCursor };
+  }
+
+  async getWithQueuePosition(id: string): Promise<RunWithQueuePosition | null> {
+    const run = await this.get(id);
+    if (!run) return null;
+    if (run.status !== 'queued') return { run, queuePosition: null };
+    return { run, queuePosition: run.backendId !== null ? 0 : await this.queuePosition(run) };
   }
 
   async queuePosition(run: Run): Promise<number> {

@@ -249,6 +249,21 @@ export function describeRunRepositoryContract(
         expect(await runs.queuePosition(last as Run), 'running and canceled runs are not ahead').to.equal(3);
       });
 
+      it('reads a run with its place in the queue at once: null once it left the queue, 0 once a backend holds it', async () => {
+        const [first, running, canceled, placed, last] = await store(
+          queued(0),
+          queued(1, { status: 'running', backendId: 'b' }),
+          queued(2, { status: 'canceled' }),
+          queued(3, { backendId: 'b', leaseOwner: 'd1', leaseExpiresAt: at(100) }),
+          queued(4),
+        );
+        // Asked together, as concurrent polls are: each gets its own run and place.
+        const views = await Promise.all([first, running, canceled, placed, last].map((r) => runs.getWithQueuePosition((r as Run).id)));
+        expect(views.map((v) => v?.queuePosition), 'the last waits behind the first only').to.deep.equal([0, null, null, 0, 1]);
+        for (const [i, r] of [first, running, canceled, placed, last].entries()) expect(views[i]?.run).to.deep.equal(await runs.get((r as Run).id));
+        expect(await runs.getWithQueuePosition('00000000-0000-4000-8000-00000000dead')).to.equal(null);
+      });
+
       it('claims the oldest free queued run first, sets the lease and leaves it queued', async () => {
         const [newer, oldest, middle] = await store(queued(2), queued(0, { accountId: OTHER_ACCOUNT }), queued(1));
         const now = at(5);
@@ -350,6 +365,8 @@ export function describeRunRepositoryContract(
             // Whole minutes out of 8: many runs share their creation instant (ties go by id).
             const waiting = await store(...Array.from({ length: 30 }, () => queued(Math.floor(random() * 8), { accountId: pick() })));
             const positions = await Promise.all(waiting.map((r) => runs.queuePosition(r)));
+            const polled = await Promise.all(waiting.map((r) => runs.getWithQueuePosition(r.id)));
+            expect(polled.map((v) => v?.queuePosition), 'a poll shows the same places').to.deep.equal(positions);
             const offers = [{ id: 'gpu-a', capacity: 100 }];
             const taken: string[] = [];
             for (let claimed = await claim('d1', offers); claimed; claimed = await claim('d1', offers)) taken.push(claimed.id);

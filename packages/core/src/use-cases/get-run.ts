@@ -31,7 +31,9 @@ export class GetRun {
 
   /** @throws CoreError RUN_NOT_FOUND */
   async execute(principal: Principal, runId: string): Promise<RunView> {
-    const run = await requireOwnRun(this.runs, principal, runId);
-    return { run, queuePosition: await queuePositionOf(this.runs, run) };
+    // One read for the run and its place in the queue: a poll of a waiting run is one statement.
+    const view = await this.runs.getWithQueuePosition(runId);
+    if (!view || view.run.accountId !== principal.account.id) throw new CoreError('RUN_NOT_FOUND', `Run ${runId} not found`);
+    return view;
   }
 }
