@@ -1,6 +1,6 @@
 /** The webhook worker on the in-memory ports: one id per event, retries on the injected schedule, then given up. */
 import { expect } from 'chai';
-import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS, WebhookWorker } from '@runload/core';
+import { afterAttempt, RunLifecycle, WEBHOOK_RETRY_DELAYS_MS, WebhookWorker } from '@runload/core';
 import { InMemoryWebhookTransport } from '@runload/core/testing';
 import { codeOf, makeWorld } from './fixture.js';
 
@@ -51,23 +51,36 @@ describe('webhook worker', () => {
     expect(w.transport.sent).to.have.length(2);
   });
 
-  it('looks at the outbox when a run changes, not when one is queued', async () => {
+  it('looks at the outbox when a run with a webhook changes, not when a run is queued or one without a webhook ends', async () => {
     const w = await world();
+    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
     let looks = 0;
     const claimDue = w.ports.webhookOutbox.claimDue.bind(w.ports.webhookOutbox);
     w.ports.webhookOutbox.claimDue = (...args) => ((looks += 1), claimDue(...args));
     const settled = () => new Promise((resolve) => setImmediate(resolve));
+    const create = async (body: Record<string, unknown>) => (await w.api.createRun.execute({ principal: w.user, appVersionId: w.app.id, body: { inputs: {}, ...body } })).run;
+    const failure = { code: 'VALIDATION_ERROR' as const, message: 'no', nodeId: null, nodeType: null };
     await w.worker.start();
     await settled();
     const before = looks;
-    const { run } = await w.api.createRun.execute({ principal: w.user, appVersionId: w.app.id, body: { inputs: {}, webhook: 'https://hooks.example.com/x' } });
+    const plain = await create({});
+    const hooked = await create({ webhook: 'https://hooks.example.com/x' });
+    await lifecycle.failed(plain, failure, null);
     await settled();
-    expect(looks - before, 'a queued run made it look').to.equal(0);
-    await w.api.cancelRun.execute(w.user, run.id);
+    expect(looks - before, 'two runs queued and one without a webhook failed: nothing to look for').to.equal(0);
+    await lifecycle.failed(hooked, failure, null);
+    await settled();
+    const afterFailure = looks;
+    expect(afterFailure - before, 'the run with a webhook failed').to.be.greaterThan(0);
+    const canceled = await create({ webhook: 'https://hooks.example.com/y' });
+    await w.api.cancelRun.execute(w.user, canceled.id);
     await settled();
     await w.worker.stop();
-    expect(looks - before, 'the cancel made it look').to.be.greaterThan(0);
-    expect(w.transport.sent.map((s) => s.event.type), 'and its event went out').to.deep.equal(['run.canceled']);
+    expect(looks - afterFailure, 'a cancel').to.be.greaterThan(0);
+    expect(w.transport.sent.map((s) => [s.event.type, s.event.runId])).to.deep.equal([
+      ['run.failed', hooked.id],
+      ['run.canceled', canceled.id],
+    ]);
   });
 
   it('retries a failed attempt on the schedule with the same id, then gives it up', async () => {

@@ -6,4 +6,16 @@ export interface WorkSignal {
   subscribe(listener: (reason: string) => void): () => void;
 }
 
+/**
+ * Why work may be there. Dispatchers wake on every reason; the webhook worker only on those that
+ * may have written a webhook event (a change of a run that has a webhook, a cancel).
+ */
+export const WORK_REASONS = {
+  runQueued: 'run-queued',
+  runFinished: 'run-finished',
+  runWithWebhookFinished: 'run-finished-webhook',
+  runRequeued: 'run-requeued',
+  cancelAsked: 'run-cancel',
+} as const;
+
 export const WORK_SIGNAL = Symbol.for('runload.core.WorkSignal');

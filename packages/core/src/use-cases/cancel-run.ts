@@ -6,7 +6,7 @@
 import type { Run } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import type { RunRepository } from '../ports/run-repository.js';
-import type { WorkSignal } from '../ports/work-signal.js';
+import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
 import { requireOwnRun } from './get-run.js';
 import type { Principal } from './principal.js';
 
@@ -25,7 +25,7 @@ export class CancelRun {
       const changed = await this.transition(run);
       if (changed === 'unchanged') return run;
       if (changed) {
-        this.signal.notify('run-cancel');
+        this.signal.notify(WORK_REASONS.cancelAsked);
         return changed;
       }
     }

@@ -17,7 +17,7 @@ import type { IdGenerator } from '../ports/id-generator.js';
 import type { IdempotencyHold, IdempotencyStore, StoredResponse } from '../ports/idempotency-store.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import type { RunRepository } from '../ports/run-repository.js';
-import type { WorkSignal } from '../ports/work-signal.js';
+import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
 import { checkMediaInputs, renewMediaInputs } from './check-media-inputs.js';
 import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 import type { Principal } from './principal.js';
@@ -115,7 +115,7 @@ export class CreateRun {
         throw error;
       }
     }
-    this.signal.notify('run-queued');
+    this.signal.notify(WORK_REASONS.runQueued);
     return { run, windows: admitted.windows, quota: admitted.quota };
   }
 }

@@ -12,6 +12,7 @@ import { describeError, type DispatchContext, type DispatcherDeps, type Dispatch
 import { FollowedRuns } from './dispatch/followed-run.js';
 import { LeaseKeeper } from './dispatch/lease-keeper.js';
 import { Sweeper } from './dispatch/sweeper.js';
+import { WORK_REASONS } from '../ports/work-signal.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 
 export type { DispatcherDeps, DispatcherOptions, Transition } from './dispatch/context.js';
@@ -81,7 +82,7 @@ export class Dispatcher {
   }
 
   private onSignal(reason: string): void {
-    if (reason === 'run-cancel') this.spawn(() => this.applyCancels());
+    if (reason === WORK_REASONS.cancelAsked) this.spawn(() => this.applyCancels());
     this.wake();
   }
 

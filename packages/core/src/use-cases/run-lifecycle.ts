@@ -14,7 +14,7 @@ import type { BlobStore, StagedBlob } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
 import type { RunRepository } from '../ports/run-repository.js';
-import type { WorkSignal } from '../ports/work-signal.js';
+import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
 
 /** Execution time as the backend measured it (epoch ms). */
 export interface ExecutionTiming {
@@ -104,7 +104,7 @@ export class RunLifecycle {
       { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null },
       { status: ['queued'] },
     );
-    if (updated) this.signal.notify('run-requeued');
+    if (updated) this.signal.notify(WORK_REASONS.runRequeued);
     return updated;
   }
 
@@ -149,7 +149,7 @@ export class RunLifecycle {
       },
       { status: ACTIVE },
     );
-    if (updated) this.signal.notify('run-finished');
+    if (updated) this.signal.notify(run.webhook ? WORK_REASONS.runWithWebhookFinished : WORK_REASONS.runFinished);
     return updated;
   }
 

@@ -8,9 +8,11 @@ import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS, type DeliveryStep } from '../dom
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import type { WebhookEvent, WebhookOutbox } from '../ports/webhook-outbox.js';
-import type { WorkSignal } from '../ports/work-signal.js';
+import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
 import type { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 
+/** Signals after which the outbox may hold a new event (a run starting is found by the poll). */
+const MAY_HAVE_WRITTEN_EVENTS = new Set<string>([WORK_REASONS.runWithWebhookFinished, WORK_REASONS.cancelAsked]);
 
 export interface WebhookWorkerOptions {
   /** This instance's name on leases. */
@@ -64,9 +66,9 @@ export class WebhookWorker {
     this.started = true;
     this.stopped = false;
     await this.deps.outbox.releaseLeases(this.options.owner).catch((error: unknown) => this.log('warn', 'could not free earlier leases', { error: String(error) }));
-    // A run being queued writes no event (only changes of a run do), so it is no reason to look.
+    // Only a change of a run with a webhook writes an event: other news is no reason to look.
     this.unsubscribe = this.deps.signal.subscribe((reason) => {
-      if (reason !== 'run-queued') void this.wake();
+      if (MAY_HAVE_WRITTEN_EVENTS.has(reason)) void this.wake();
     });
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
