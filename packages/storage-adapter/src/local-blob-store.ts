@@ -83,16 +83,21 @@ export class LocalBlobStore implements BlobStore {
       }
       await writeBatch();
       await writing;
-      await file.sync();
       staged = true;
     } finally {
-      try {
-        await writing.catch(() => undefined);
-        await file.close();
-      } finally {
-        if (!staged) await rm(tempPath, { force: true });
+      if (!staged) {
+        try {
+          await writing.catch(() => undefined);
+          await file.close();
+        } finally {
+          await rm(tempPath, { force: true });
+        }
       }
     }
+    // The bytes reach the disk while the caller writes the record (which needs only the hash);
+    // `commit` waits for them before the blob gets its name.
+    const synced = file.sync().finally(() => file.close());
+    synced.catch(() => undefined); // awaited by commit or discard
     const sha256 = hash.digest('hex');
     let settled = false;
     return {
@@ -104,6 +109,7 @@ export class LocalBlobStore implements BlobStore {
         settled = true;
         const target = this.pathOf(sha256);
         try {
+          await synced;
           // link() fails when the name exists, so of two identical uploads committed at once exactly
           // one reports created, and a reader never sees a partial file. Its directory is made only
           // when missing (most are there already: one call less per blob).
@@ -131,6 +137,7 @@ export class LocalBlobStore implements BlobStore {
       discard: async () => {
         if (settled) return;
         settled = true;
+        await synced.catch(() => undefined);
         await rm(tempPath, { force: true });
       },
     };
