@@ -63,13 +63,12 @@ function knownBackendsOf(db: Knex): Set<string> {
 
 /**
  * The claim; 'skipped' when nothing fit the backends it could lock while others were locked.
- * Statements: lock the backend rows (one); then for each run, read candidates (one per page,
- * usually one; the first also reads the runs each backend holds), reserve the run and note the
- * backend (one on PostgreSQL, two on SQLite).
+ * Statements: lock the backend rows (one, on PostgreSQL); then for each run, read candidates (one
+ * per page, usually one; the first also reads the runs each backend holds, and on SQLite the
+ * backend rows), reserve the run and note the backend (one on PostgreSQL, two on SQLite).
  */
 async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>, max: number): Promise<Run[] | 'skipped'> {
   const ids = [...offers.keys()].sort();
-  const nowMs = request.now.getTime();
   const unknown = ids.filter((id) => !knownBackends.has(id));
   if (unknown.length > 0) {
     await trx.raw(`INSERT INTO dispatch_backends (id) VALUES ${unknown.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, unknown);
@@ -77,17 +76,16 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
     void trx.executionPromise.then(() => unknown.forEach((id) => knownBackends.add(id)), () => undefined);
   }
   // The backend rows are the lock every instance's claim takes: PostgreSQL locks them (or skips
-  // those another claim holds); SQLite takes the database's write lock with this first write,
-  // which returns the rows too.
-  const columns = 'id, last_app_version_id, last_placed_at';
+  // those another claim holds). SQLite's transaction began IMMEDIATE, holding the database's write
+  // lock already: its rows are read with the first page of candidates (one statement less).
   const locked =
     locking === 'sqlite'
-      ? rawRows(await trx.raw(`UPDATE dispatch_backends SET touched_at = ? WHERE id IN (${placeholders(ids.length)}) RETURNING ${columns}`, [nowMs, ...ids]))
-      : rawRows(await trx.raw(`SELECT ${columns} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
-  const skipped = locked.length < ids.length;
+      ? null
+      : rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
+  const skipped = locked !== null && locked.length < ids.length;
   const claimed: Run[] = [];
-  if (locked.length > 0) {
-    const room: Room = { locked, offers, free: null, drained: false };
+  if (locked === null || locked.length > 0) {
+    const room: Room = { ids: locked ? locked.map((b) => String(b['id'])) : ids, locked, offers, free: null, drained: false };
     while (claimed.length < max) {
       const run = room.drained ? null : await claimFor(trx, request, room, locking === 'sqlite' ? 'sqlite' : 'postgres');
       if (!run) break;
@@ -102,9 +100,12 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
 
-/** The backends a claim locked, and once read, those with room left (`free`). */
+const BACKEND_COLUMNS = 'id, last_app_version_id, last_placed_at';
+
+/** The backends a claim locked (their rows: null on SQLite until the first page), and once read, those with room left (`free`). */
 interface Room {
-  readonly locked: readonly Record<string, unknown>[];
+  readonly ids: readonly string[];
+  locked: readonly Record<string, unknown>[] | null;
   readonly offers: ReadonlyMap<string, number>;
   free: FreeBackend[] | null;
   /** No waiting run is left to look at. */
@@ -136,7 +137,11 @@ const MAX_REREADS = 3;
  */
 async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
-  const lockedIds = room.locked.map((b) => String(b['id']));
+  const lockedIds = room.ids;
+  // SQLite: the backends' rows, as JSON, with the first page.
+  const backendsJson = room.locked
+    ? ''
+    : `(SELECT json_group_array(json_object('id', id, 'last_app_version_id', last_app_version_id, 'last_placed_at', last_placed_at)) FROM dispatch_backends WHERE id IN (${placeholders(lockedIds.length)})) AS backends,`;
   // The runs each locked backend holds, read with the first page (after the lock: no claim on
   // these backends can commit meanwhile). One JSON value, computed once for the statement.
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
@@ -150,13 +155,13 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
     const page = rawRows(
       await trx.raw(
         `SELECT ${room.free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
-                COALESCE(h.n, 0) AS held_by_account, q.*
+                ${room.free ? '' : backendsJson} COALESCE(h.n, 0) AS held_by_account, q.*
            FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
           WHERE q.status = 'queued' AND q.backend_id IS NULL AND q.created_at >= ?
             AND (q.lease_owner IS NULL OR q.lease_expires_at IS NULL OR q.lease_expires_at <= ?) ${keyset}
           ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
         [
-          ...(room.free ? [] : [...lockedIds, ...released]),
+          ...(room.free ? [] : [...lockedIds, ...released, ...(backendsJson ? lockedIds : [])]),
           request.queuedSince.getTime(),
           nowMs,
           ...(after ? [after.held, after.held, after.createdAt, after.createdAt, after.id] : []),
@@ -164,6 +169,7 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
       ),
     );
     if (page.length === 0) return null;
+    room.locked ??= JSON.parse(String(page[0]?.['backends'] ?? '[]')) as Record<string, unknown>[];
     const free = (room.free ??= freeBackends(room.locked, room.offers, heldByBackend(page[0]?.['held_by_backend'])));
     if (free.length === 0) return null;
     let lost = false;
