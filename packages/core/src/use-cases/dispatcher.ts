@@ -39,7 +39,7 @@ export class Dispatcher {
       wake: () => this.wake(),
       leaseUntil: () => new Date(deps.clock.nowMs() + options.leaseMs),
     };
-    this.followed = new FollowedRuns(() => this.wake());
+    this.followed = new FollowedRuns();
     this.claims = new ClaimLoop(ctx, this.followed);
     this.sweeper = new Sweeper(ctx, this.followed);
     this.leases = new LeaseKeeper(ctx, this.followed);

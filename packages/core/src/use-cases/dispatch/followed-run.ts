@@ -229,16 +229,15 @@ export class FollowedRun {
 export class FollowedRuns {
   private readonly byRun = new Map<string, FollowedRun>();
 
-  constructor(private readonly onRemoved: () => void) {}
-
   add(followed: FollowedRun): void {
     this.byRun.set(followed.runId, followed);
   }
 
   remove(followed: FollowedRun): void {
     if (this.byRun.get(followed.runId) !== followed) return;
+    // No wake here: a run leaving its backend already woke the claim loop (FollowedRun.on), and
+    // one whose outcome was being stored no longer counted on its backend.
     this.byRun.delete(followed.runId);
-    this.onRemoved();
   }
 
   has(runId: string): boolean {
