@@ -23,8 +23,18 @@ import { selectRuns } from './run-statements.js';
  * accounts with a run of rank R only.
  */
 export async function countStartingBefore(db: Knex, runs: readonly Run[]): Promise<number[]> {
-  const ids = [...new Set(runs.map((r) => r.id))];
-  const rows = rawRows(await db.raw(positionsOf(db, `SELECT id, account_id, created_at FROM runs WHERE id IN (${placeholders(ids.length)}) AND ${WAITING}`, 'SELECT me.id AS id, n FROM counted me'), ids));
+  const unique = [...new Map(runs.map((r) => [r.id, r])).values()];
+  const rows = rawRows(
+    await db.raw(
+      `WITH ${accountsOfWaitingRuns(db)},
+       ranked AS MATERIALIZED (
+         SELECT me.id AS id, me.account_id AS account_id, me.created_at AS created_at, mine.h + ${olderThanMe('me.account_id')} AS r
+           FROM runs me JOIN accounts mine ON mine.account_id = me.account_id
+          WHERE me.id IN (${placeholders(unique.length)}) AND me.status = 'queued' AND me.backend_id IS NULL)
+       SELECT me.id AS id, ${PLACE_OF_ME} AS n FROM ranked me`,
+      unique.map((r) => r.id),
+    ),
+  );
   const byId = new Map(rows.map((row) => [String(row['id']), Number(row['n'])]));
   return runs.map((r) => byId.get(r.id) ?? 0);
 }
@@ -39,14 +49,17 @@ export async function selectRunsWithPositions(db: Knex, ids: readonly string[]):
   // waiting run needs: there, the runs are read first and the waiting ones counted after.
   if (dialectOf(db) === 'postgres') return readThenCount(db, ids);
   const unique = [...new Set(ids)];
+  // The counts are made only when one of the runs polled waits (the EXISTS is evaluated once, and
+  // the join is taken from the waiting runs polled): a poll of a running or finished run reads it alone.
   const rows = rawRows(
     await db.raw(
-      positionsOf(
-        db,
-        `SELECT id, account_id, created_at FROM polled WHERE ${WAITING}`,
-        'SELECT p.*, c.n AS queue_position FROM polled p LEFT JOIN counted c ON c.id = p.id',
-        `polled AS MATERIALIZED (SELECT * FROM runs WHERE id IN (${placeholders(unique.length)})),`,
-      ),
+      `WITH polled AS MATERIALIZED (SELECT * FROM runs WHERE id IN (${placeholders(unique.length)})),
+       waiting AS MATERIALIZED (SELECT id, account_id, created_at FROM polled WHERE ${WAITING}),
+       ${accountsOfWaitingRuns(db, 'AND EXISTS (SELECT 1 FROM waiting)')},
+       ranked AS MATERIALIZED (
+         SELECT me.id AS id, me.account_id AS account_id, me.created_at AS created_at, mine.h + ${olderThanMe('me.account_id')} AS r
+           FROM waiting me CROSS JOIN accounts mine WHERE mine.account_id = me.account_id)
+       SELECT p.*, (SELECT ${PLACE_OF_ME} FROM ranked me WHERE me.id = p.id) AS queue_position FROM polled p`,
       unique,
     ),
   );
@@ -68,34 +81,25 @@ async function readThenCount(db: Knex, ids: readonly string[]): Promise<(RunWith
   return runs.map((run) => run && { run, queuePosition: run.status !== 'queued' ? null : (positions.get(run.id) ?? 0) });
 }
 
-/**
- * The statement counting, for each run `waiting` selects (id, account_id, created_at), the waiting
- * runs that start before it (`n` in `counted`), then `select` over it. `before` adds common table
- * expressions the two may use.
- */
-function positionsOf(db: Knex, waiting: string, select: string, before = ''): string {
+/** Waiting runs of account `account` older than `me` (its runs_waiting range). */
+function olderThanMe(account: string): string {
+  return `(SELECT COUNT(*) FROM runs o WHERE o.status = 'queued' AND o.backend_id IS NULL AND o.account_id = ${account}
+         AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id))`;
+}
+
+/** `accounts`: per account with waiting runs, how many wait (w) and how many hold a slot (h). */
+function accountsOfWaitingRuns(db: Knex, condition = ''): string {
   // SQLite would rather walk the account's unfinished runs (runs_by_account_status), queued ones
   // included; the holding runs are few.
   const holding = dialectOf(db) === 'sqlite' ? 'INDEXED BY runs_holding' : '';
-  const olderThanMe = (account: string) =>
-    `(SELECT COUNT(*) FROM runs o WHERE o.status = 'queued' AND o.backend_id IS NULL AND o.account_id = ${account}
-         AND o.created_at <= me.created_at AND (o.created_at < me.created_at OR o.id < me.id))`;
-  // The EXISTS is evaluated once: with none of the runs asked about waiting, nothing is counted.
-  return `WITH ${before}
-       mine AS MATERIALIZED (${waiting}),
-       accounts AS MATERIALIZED (
+  return `accounts AS MATERIALIZED (
          SELECT w.account_id AS account_id, w.n AS w,
                 (SELECT COUNT(*) FROM runs held ${holding} WHERE held.account_id = w.account_id AND ${HOLDS_SLOT}) AS h
-           FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} AND EXISTS (SELECT 1 FROM mine) GROUP BY account_id) w),
-       ranked AS MATERIALIZED (
-         SELECT me.id AS id, me.account_id AS account_id, me.created_at AS created_at, acc.h + ${olderThanMe('me.account_id')} AS r
-           FROM mine me CROSS JOIN accounts acc WHERE acc.account_id = me.account_id),
-       counted AS MATERIALIZED (
-         SELECT me.id AS id,
-                (SELECT SUM(CASE WHEN me.r <= a.h THEN 0 WHEN me.r - a.h < a.w THEN me.r - a.h ELSE a.w END
-                            + CASE WHEN a.account_id = me.account_id OR me.r < a.h OR me.r - a.h >= a.w THEN 0
-                                   WHEN ${olderThanMe('a.account_id')} > me.r - a.h THEN 1 ELSE 0 END)
-                   FROM accounts a) AS n
-           FROM ranked me)
-       ${select}`;
+           FROM (SELECT account_id, COUNT(*) AS n FROM runs WHERE ${WAITING} ${condition} GROUP BY account_id) w)`;
 }
+
+/** For the ranked run `me` (rank r), the waiting runs that start before it, summed over `accounts`. */
+const PLACE_OF_ME = `(SELECT SUM(CASE WHEN me.r <= a.h THEN 0 WHEN me.r - a.h < a.w THEN me.r - a.h ELSE a.w END
+                          + CASE WHEN a.account_id = me.account_id OR me.r < a.h OR me.r - a.h >= a.w THEN 0
+                                 WHEN ${olderThanMe('a.account_id')} > me.r - a.h THEN 1 ELSE 0 END)
+                 FROM accounts a)`;
