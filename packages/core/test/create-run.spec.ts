@@ -5,6 +5,14 @@ import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
 const DAY = 86_400_000;
 
+/** A world, a user and an image the user uploaded. */
+async function worldWithUpload() {
+  const w = await makeWorld();
+  const p = await w.principal();
+  const image = await w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'cat.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+  return { w, p, image };
+}
+
 const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as CoreError);
 
 describe('CreateRun', () => {
@@ -96,9 +104,7 @@ describe('CreateRun', () => {
   });
 
   it('renews an upload it uses with one write, and refuses the run naming an upload deleted between the check and the renewal', async () => {
-    const w = await makeWorld();
-    const p = await w.principal();
-    const image = await w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'cat.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const { w, p, image } = await worldWithUpload();
     const reads: string[] = [];
     const get = w.ports.assets.get.bind(w.ports.assets);
     w.ports.assets.get = (id) => (reads.push(id), get(id));
@@ -118,9 +124,7 @@ describe('CreateRun', () => {
   });
 
   it('restarts an upload\'s retention clock when a run uses it, writing at most once a minute', async () => {
-    const w = await makeWorld();
-    const p = await w.principal();
-    const image = await w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'cat.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const { w, p, image } = await worldWithUpload();
     const writes: number[] = [];
     const renew = w.ports.assets.renewUploads.bind(w.ports.assets);
     w.ports.assets.renewUploads = (ids, expiresAt, now) => (writes.push(now.getTime()), renew(ids, expiresAt, now));
