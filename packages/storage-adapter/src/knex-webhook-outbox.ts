@@ -36,7 +36,7 @@ export class KnexWebhookOutbox implements WebhookOutbox {
   claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<WebhookEvent[]> {
     return guarded(async () => {
       const free = `state = 'pending' AND next_attempt_at <= ? AND (lease_owner IS NULL OR lease_expires_at <= ?)`;
-      // Most wakes find nothing due (every run change wakes the worker): a read says so without
+      // Most wakes find nothing due (the worker's poll comes every second): a read says so without
       // a write, which on SQLite would wait for the database's one writer.
       const due = rawRows(await this.db.raw(`SELECT 1 AS due FROM webhook_outbox WHERE ${free} LIMIT 1`, [now.getTime(), now.getTime()]));
       if (due.length === 0) return [];

@@ -1,12 +1,12 @@
 import type { Run, RunStatus } from '../domain/run.js';
 
-/** Fields a state change may set. `id`, `accountId`, `appVersionId`, `createdAt`, `inputs` and `workflow` never change. */
-
 /** A run and its place in the queue: null once it left the queue, 0 once a backend holds it. */
 export interface RunWithQueuePosition {
   readonly run: Run;
   readonly queuePosition: number | null;
 }
+
+/** Fields a state change may set. `id`, `accountId`, `appVersionId`, `createdAt`, `inputs` and `workflow` never change. */
 export type RunPatch = Partial<
   Pick<
     Run,

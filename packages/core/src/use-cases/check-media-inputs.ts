@@ -1,7 +1,6 @@
 import { isMediaInputType, type InputSpec } from '../domain/app-version.js';
-import { isExpired, mediaKindForInput, mediaKindOf } from '../domain/asset.js';
+import { isExpired, mediaKindForInput, mediaKindOf, type Asset } from '../domain/asset.js';
 import type { ErrorDetail } from '../domain/errors.js';
-import type { Asset } from '../domain/asset.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
 
 /**
