@@ -3,7 +3,7 @@
  * @module
  */
 import type { Knex } from 'knex';
-import type { Run, RunWithQueuePosition } from '@runload/core';
+import { isWaiting, placeInQueue, type Run, type RunWithQueuePosition } from '@runload/core';
 import { HOLDS_SLOT, WAITING } from './claim-statements.js';
 import { placeholders, rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
@@ -66,8 +66,8 @@ export async function selectRunsWithPositions(db: Knex, ids: readonly string[]):
   const byId = new Map(
     rows.map((row) => {
       const run = toRun(row);
-      const queuePosition = run.status !== 'queued' ? null : run.backendId !== null ? 0 : Number(row['queue_position'] ?? 0);
-      return [run.id, { run, queuePosition }] as const;
+      const counted = row['queue_position'];
+      return [run.id, { run, queuePosition: placeInQueue(run, counted === null || counted === undefined ? undefined : Number(counted)) }] as const;
     }),
   );
   return ids.map((id) => byId.get(id) ?? null);
@@ -75,10 +75,10 @@ export async function selectRunsWithPositions(db: Knex, ids: readonly string[]):
 
 async function readThenCount(db: Knex, ids: readonly string[]): Promise<(RunWithQueuePosition | null)[]> {
   const runs = await selectRuns(db, ids);
-  const waiting = runs.filter((r): r is Run => r !== null && r.status === 'queued' && r.backendId === null);
+  const waiting = runs.filter((r): r is Run => r !== null && isWaiting(r));
   const counts = waiting.length > 0 ? await countStartingBefore(db, waiting) : [];
-  const positions = new Map(waiting.map((r, i) => [r.id, counts[i] ?? 0]));
-  return runs.map((run) => run && { run, queuePosition: run.status !== 'queued' ? null : (positions.get(run.id) ?? 0) });
+  const positions = new Map(waiting.map((r, i) => [r.id, counts[i]]));
+  return runs.map((run) => run && { run, queuePosition: placeInQueue(run, positions.get(run.id)) });
 }
 
 /** Waiting runs of account `account` older than `me` (its runs_waiting range). */

@@ -15,6 +15,20 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'expired'];
 
+/** Queued and on no backend: waiting for a slot (what queue positions count). */
+export function isWaiting(run: Pick<Run, 'status' | 'backendId'>): boolean {
+  return run.status === 'queued' && run.backendId === null;
+}
+
+/**
+ * A run's place in the queue: null once it left the queue, 0 once a backend holds it (it starts
+ * before every waiting run), else `waitingBefore`, the waiting runs counted ahead of it.
+ */
+export function placeInQueue(run: Pick<Run, 'status' | 'backendId'>, waitingBefore: number | undefined): number | null {
+  if (run.status !== 'queued') return null;
+  return run.backendId !== null ? 0 : (waitingBefore ?? 0);
+}
+
 export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }

@@ -1,4 +1,4 @@
-import { isTerminal, type Run } from '../domain/run.js';
+import { isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js';
 import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
 import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
@@ -71,8 +71,7 @@ export class InMemoryRunRepository implements RunRepository {
   async getWithQueuePosition(id: string): Promise<RunWithQueuePosition | null> {
     const run = await this.get(id);
     if (!run) return null;
-    if (run.status !== 'queued') return { run, queuePosition: null };
-    return { run, queuePosition: run.backendId !== null ? 0 : await this.queuePosition(run) };
+    return { run, queuePosition: placeInQueue(run, isWaiting(run) ? await this.queuePosition(run) : undefined) };
   }
 
   async queuePosition(run: Run): Promise<number> {

@@ -1,29 +1,28 @@
 import { CoreError } from '../domain/errors.js';
-import type { Run } from '../domain/run.js';
-import type { RunRepository } from '../ports/run-repository.js';
+import { isWaiting, placeInQueue, type Run } from '../domain/run.js';
+import type { RunRepository, RunWithQueuePosition } from '../ports/run-repository.js';
 import type { Principal } from './principal.js';
 
-export interface RunView {
-  readonly run: Run;
-  /** Place in the queue (0 = next) while queued; null otherwise. */
-  readonly queuePosition: number | null;
+/** A run as its owner sees it: the run, and its place in the queue (0 = next) while queued, else null. */
+export type RunView = RunWithQueuePosition;
+
+/** Whether `run` exists and is the caller's: another account's run is indistinguishable from a missing one. */
+function isOwn(run: Run | null, principal: Principal): run is Run {
+  return run !== null && run.accountId === principal.account.id;
 }
 
-/** Loads a run of the caller's; another account's run is indistinguishable from a missing one. */
+const runNotFound = (runId: string) => new CoreError('RUN_NOT_FOUND', `Run ${runId} not found`);
+
+/** Loads a run of the caller's. */
 export async function requireOwnRun(runs: RunRepository, principal: Principal, runId: string): Promise<Run> {
   const run = await runs.get(runId);
-  if (!run || run.accountId !== principal.account.id) throw new CoreError('RUN_NOT_FOUND', `Run ${runId} not found`);
+  if (!isOwn(run, principal)) throw runNotFound(runId);
   return run;
 }
 
-/**
- * A run's place in the queue while it waits: null once it left the queue, 0 once a backend holds
- * it (it starts before every waiting run), else counted in the claim order (a query, so only then).
- */
+/** A run's place in the queue (see {@link placeInQueue}), counted in the claim order only while it waits. */
 export async function queuePositionOf(runs: RunRepository, run: Run): Promise<number | null> {
-  if (run.status !== 'queued') return null;
-  if (run.backendId !== null) return 0;
-  return runs.queuePosition(run);
+  return placeInQueue(run, isWaiting(run) ? await runs.queuePosition(run) : undefined);
 }
 
 export class GetRun {
@@ -33,7 +32,7 @@ export class GetRun {
   async execute(principal: Principal, runId: string): Promise<RunView> {
     // One read for the run and its place in the queue: a poll of a waiting run is one statement.
     const view = await this.runs.getWithQueuePosition(runId);
-    if (!view || view.run.accountId !== principal.account.id) throw new CoreError('RUN_NOT_FOUND', `Run ${runId} not found`);
+    if (!view || !isOwn(view.run, principal)) throw runNotFound(runId);
     return view;
   }
 }
