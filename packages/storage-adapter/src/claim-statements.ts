@@ -17,8 +17,10 @@ export const HOLDS_SLOT = `status IN (${ACTIVE}) AND backend_id IS NOT NULL`;
 const HELD_BY_ACCOUNT = `SELECT account_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY account_id`;
 /** A run waiting for a slot: queued, on no backend. */
 export const WAITING = `status = 'queued' AND backend_id IS NULL`;
+/** No live lease on the run at ?. */
+const LEASE_FREE = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)`;
 /** A waiting run a claim may take: not past its queue time (since ?), and no live lease (at ?). */
-const CLAIMABLE = `created_at >= ? AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)`;
+const CLAIMABLE = `created_at >= ? AND ${LEASE_FREE}`;
 
 export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | null> {
   return (await claimMany(db, request, 1))[0] ?? null;
@@ -157,8 +159,7 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
         `SELECT ${room.free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
                 ${room.free ? '' : backendsJson} COALESCE(h.n, 0) AS held_by_account, q.*
            FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
-          WHERE q.status = 'queued' AND q.backend_id IS NULL AND q.created_at >= ?
-            AND (q.lease_owner IS NULL OR q.lease_expires_at IS NULL OR q.lease_expires_at <= ?) ${keyset}
+          WHERE ${WAITING} AND ${CLAIMABLE} ${keyset}
           ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
         [
           ...(room.free ? [] : [...lockedIds, ...released, ...(backendsJson ? lockedIds : [])]),
@@ -219,7 +220,7 @@ function heldByBackend(value: unknown): Map<string, number> {
 async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: Run, backendId: string, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
   const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?
-    WHERE id = ? AND ${WAITING} AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?) RETURNING *`;
+    WHERE id = ? AND ${WAITING} AND ${LEASE_FREE} RETURNING *`;
   const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, candidate.id, nowMs];
   if (dialect === 'postgres') {
     const row = rawRows(
