@@ -213,6 +213,58 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it('stores each output once when a retry finds the first already stored, and every stored output can be read', async () => {
+    const t = await setup();
+    const original = t.backend.fetchOutput.bind(t.backend);
+    let failures = 1;
+    t.backend.fetchOutput = async (backendId, ref) => {
+      if (ref.filename === 'second.png' && failures-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the backend went away for a moment');
+      return original(backendId, ref);
+    };
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    const start = t.w.clock.nowMs();
+    t.backend.start(run.id, start);
+    const second = { ...OUT, filename: 'second.png', bytes: Buffer.concat([TINY_PNG, Buffer.from('second')]) };
+    t.backend.succeed(run.id, [OUT, second], { startedAtMs: start, finishedAtMs: start + 2000 });
+    await t.transition((c) => c.event === 'store-failed', 'the first attempt to fail on the second output');
+    await t.a.sweep();
+    const done = await t.get(run.id);
+    expect(done.status).to.equal('succeeded');
+    expect(done.outputs.map((o) => o.filename)).to.deep.equal(['out.png', 'second.png']);
+    const stored = await t.w.ports.assets.listByAccount(t.p.account.id, { limit: 10, origin: 'output', now: t.w.clock.now() });
+    expect(stored.assets.map((a) => a.id).sort(), 'one record per output, none twice').to.deep.equal(done.outputs.map((o) => o.assetId).sort());
+    for (const output of stored.assets) expect(await t.w.ports.blobs.size(output.sha256), `the bytes of ${output.filename}`).to.equal(output.size);
+    await t.a.dispatcher.stop();
+  });
+
+  it("keeps an output whose record was written but whose answer was lost, with its bytes stored", async () => {
+    const t = await setup();
+    const create = t.w.ports.assets.create.bind(t.w.ports.assets);
+    let lost = 1;
+    t.w.ports.assets.create = async (asset) => {
+      await create(asset);
+      if (asset.origin === 'output' && lost-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the connection dropped after the insert');
+    };
+    const own = { ...OUT, bytes: Buffer.concat([TINY_PNG, Buffer.from('only this run made these')]) };
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    const start = t.w.clock.nowMs();
+    t.backend.start(run.id, start);
+    t.backend.succeed(run.id, [own], { startedAtMs: start, finishedAtMs: start + 2000 });
+    await t.a.dispatcher.idle();
+    await t.a.sweep();
+    const done = await t.get(run.id);
+    expect(done.status).to.equal('succeeded');
+    const [output] = done.outputs;
+    const asset = await t.w.ports.assets.get(output?.assetId ?? '');
+    expect(asset?.size).to.equal(own.bytes.length);
+    expect(await t.w.ports.blobs.size(asset?.sha256 ?? ''), 'the bytes behind the record').to.equal(own.bytes.length);
+    await t.a.dispatcher.stop();
+  });
+
   it('fails a run OUTPUTS_UNREADABLE, charged its execution time, once its outputs stayed unreadable five times', async () => {
     const t = await setup();
     let reads = 0;

@@ -154,22 +154,8 @@ export class RunLifecycle {
   }
 
   private async storeOutput(run: Run, index: number, file: OutputFile): Promise<RunOutput> {
-    const id = outputAssetId(run.id, index);
-    // Stored by an earlier attempt (a retry, or a dispatcher that died after storing it)? Asked while
-    // the file is staged, since it almost never is.
-    const [found, staging] = await Promise.allSettled([this.assets.get(id), file.open().then((source) => this.blobs.stage(source, { maxBytes: MAX_OUTPUT_BYTES }))]);
-    if (staging.status === 'rejected') throw staging.reason;
-    const staged = staging.value;
-    if (found.status === 'rejected') {
-      await staged.discard();
-      throw found.reason;
-    }
-    const existing = found.value;
-    if (existing) {
-      await staged.discard();
-      return { assetId: existing.id, filename: existing.filename, contentType: existing.contentType, size: existing.size, nodeId: file.nodeId };
-    }
-    const asset = await this.writeAsset(run, id, file, staged);
+    const staged = await file.open().then((source) => this.blobs.stage(source, { maxBytes: MAX_OUTPUT_BYTES }));
+    const asset = await this.writeAsset(run, outputAssetId(run.id, index), file, staged);
     return { assetId: asset.id, filename: asset.filename, contentType: asset.contentType, size: asset.size, nodeId: file.nodeId };
   }
 
@@ -191,7 +177,8 @@ export class RunLifecycle {
     try {
       await this.assets.create(asset);
     } catch (error) {
-      await staged.discard();
+      const earlier = await this.storedEarlier(id, staged);
+      if (earlier) return earlier;
       throw error;
     }
     try {
@@ -203,6 +190,19 @@ export class RunLifecycle {
       throw error;
     }
     return asset;
+  }
+
+  /**
+   * The record an earlier attempt stored under this id (a retry, or a dispatcher that died after
+   * storing it), asked only once a create failed since it almost never exists. The bytes are
+   * committed again when they are the same: a process killed between the record and the bytes
+   * left a record without them.
+   */
+  private async storedEarlier(id: string, staged: StagedBlob): Promise<Asset | null> {
+    const existing = await this.assets.get(id).catch(() => null);
+    if (existing?.sha256 === staged.sha256) await staged.commit();
+    else await staged.discard();
+    return existing;
   }
 }
 
