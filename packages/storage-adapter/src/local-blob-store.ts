@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, readdirSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
 
@@ -90,7 +90,7 @@ export class LocalBlobStore implements BlobStore {
           await writing.catch(() => undefined);
           await file.close();
         } finally {
-          await rm(tempPath, { force: true });
+          await removeFile(tempPath);
         }
       }
     }
@@ -131,14 +131,14 @@ export class LocalBlobStore implements BlobStore {
           if (created) await syncDirectory(path.dirname(target));
           return { created };
         } finally {
-          await rm(tempPath, { force: true });
+          await removeFile(tempPath);
         }
       },
       discard: async () => {
         if (settled) return;
         settled = true;
         await synced.catch(() => undefined);
-        await rm(tempPath, { force: true });
+        await removeFile(tempPath);
       },
     };
   }
@@ -183,6 +183,13 @@ export class LocalBlobStore implements BlobStore {
   private pathOf(sha256: string): string {
     return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
   }
+}
+
+/** Removes a file if it is there: one call, where `rm` first asks what the path is. */
+async function removeFile(file: string): Promise<void> {
+  await unlink(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
 }
 
 /** Makes a new directory entry durable (the file's own bytes were synced when staged). */
