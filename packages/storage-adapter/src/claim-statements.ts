@@ -99,6 +99,7 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
       if (room.free.length === 0) break;
     }
   }
+  if (locking === 'sqlite') await noteLastPlacements(trx, claimed, request.now.getTime());
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
 
@@ -214,8 +215,9 @@ function heldByBackend(value: unknown): Map<string, number> {
 
 /**
  * Reserves the slot: the run's lease and backend, guarded again (a claim on other backends may
- * have taken the run meanwhile), and the backend's last placed app version (warm placement). One
- * statement on PostgreSQL (the backend update rides along only when the run was reserved).
+ * have taken the run meanwhile), and on PostgreSQL the backend's last placed app version (warm
+ * placement) in the same statement, riding along only when the run was reserved; SQLite notes
+ * them once per claim (`noteLastPlacements`).
  */
 async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: Run, backendId: string, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
@@ -234,7 +236,19 @@ async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: 
     return row ? toRun(row) : null;
   }
   const row = rawRows(await trx.raw(update, bindings))[0];
-  if (!row) return null;
-  await trx.raw('UPDATE dispatch_backends SET last_app_version_id = ?, last_placed_at = ? WHERE id = ?', [candidate.appVersionId, nowMs, backendId]);
-  return toRun(row);
+  return row ? toRun(row) : null;
+}
+
+/**
+ * SQLite: each backend's last placement of the claim, noted once before it commits (the claim
+ * itself follows its placements in `Room`, and no other claim reads them before the commit).
+ */
+async function noteLastPlacements(trx: Knex.Transaction, claimed: readonly Run[], nowMs: number): Promise<void> {
+  const last = new Map(claimed.map((run) => [run.backendId as string, run.appVersionId]));
+  if (last.size === 0) return;
+  await trx.raw(
+    `INSERT INTO dispatch_backends (id, last_app_version_id, last_placed_at) VALUES ${[...last].map(() => '(?, ?, ?)').join(', ')}
+     ON CONFLICT (id) DO UPDATE SET last_app_version_id = excluded.last_app_version_id, last_placed_at = excluded.last_placed_at`,
+    [...last].flatMap(([backendId, appVersionId]) => [backendId, appVersionId, nowMs]),
+  );
 }

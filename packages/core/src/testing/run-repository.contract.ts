@@ -451,6 +451,21 @@ export function describeRunRepositoryContract(
           expect(await claim('d1', offers, onlyOther)).to.equal(null);
           expect(seen[0]?.[0]).to.deep.equal({ id: gpu, room: 1, lastAppVersionId: OTHER_VERSION, lastPlacedAtMs: at(100).getTime() });
         });
+
+        it('notes the last of the app versions one claim placed on each backend, for the claims after it', async () => {
+          await store(queued(0), queued(1, { appVersionId: OTHER_VERSION }), queued(2));
+          const [warm, cold] = [`gpu-${randomUUID()}`, `gpu-${randomUUID()}`];
+          const offers = [{ id: warm, capacity: 5 }, { id: cold, capacity: 5 }];
+          // The first two runs go to one backend, the third to the other.
+          let placed = 0;
+          const got = await runs.claimMany({ owner: 'd1', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: offers, place: () => (placed++ < 2 ? warm : cold) }, 3);
+          expect(got.map((r) => r.backendId)).to.deep.equal([warm, warm, cold]);
+          await store(queued(3));
+          const seen: FreeBackend[] = [];
+          await runs.claimMany({ owner: 'd2', leaseExpiresAt: at(300), now: at(150), queuedSince: at(-1000), backends: offers, place: (_run, free) => (seen.push(...free), null) }, 1);
+          expect(seen.find((b) => b.id === warm)).to.deep.include({ lastAppVersionId: OTHER_VERSION, lastPlacedAtMs: at(100).getTime() });
+          expect(seen.find((b) => b.id === cold)).to.deep.include({ lastAppVersionId: got[2]?.appVersionId, lastPlacedAtMs: at(100).getTime() });
+        });
       });
 
       it('lists queued runs created strictly before a time, oldest first, up to the limit', async () => {
