@@ -17,15 +17,15 @@ export interface GpuModuleOptions {
 }
 
 export function gpuModule(options: GpuModuleOptions): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
-    bind(EXECUTOR)
+  return new ContainerModule(({ bind }) => {
+    bind<ComfyUiExecutor>(EXECUTOR)
       .toResolvedValue(async (log: Logger) => {
         const executor = new ComfyUiExecutor({ urls: options.urls, log });
         if (options.probe) await executor.probe();
         return executor;
       }, [LOGGER])
-      .inSingletonScope();
-    onDeactivation<ComfyUiExecutor>(EXECUTOR, (executor) => executor.close());
+      .inSingletonScope()
+      .onDeactivation((executor) => executor.close());
     bind(NODE_CATALOG).toConstantValue(new ComfyUiNodeCatalog(options.urls, options.catalogTimeoutMs ?? 3000));
   });
 }

@@ -22,7 +22,7 @@ export interface HttpModuleOptions extends Omit<HttpAppOptions, 'health' | 'log'
 }
 
 export function httpModule(options: HttpModuleOptions): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation, isBound }) => {
+  return new ContainerModule(({ bind, isBound }) => {
     bind<RunningHttpServer>(HTTP_SERVER)
       .toResolvedValue(
         (api: RunloadApi, health: HttpAppOptions['health'], log: Logger, metrics?: HttpAppOptions['metrics']) => {
@@ -31,8 +31,8 @@ export function httpModule(options: HttpModuleOptions): ContainerModule {
         },
         [RUNLOAD_API, HTTP_HEALTH, LOGGER, { optional: true, serviceIdentifier: HTTP_METRICS }],
       )
-      .inSingletonScope();
+      .inSingletonScope()
+      .onDeactivation((server) => server.close(options.graceMs));
     void isBound;
-    onDeactivation<RunningHttpServer>(HTTP_SERVER, (server) => server.close(options.graceMs));
   });
 }

@@ -18,7 +18,7 @@ export const REDIS_PUBLISHER = Symbol.for('runload.redis.Publisher');
 export const REDIS_SUBSCRIBER = Symbol.for('runload.redis.Subscriber');
 
 export function redisModule(url: string): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
+  return new ContainerModule(({ bind }) => {
     const client = (token: symbol, commandTimeoutMs?: number) => {
       bind<Redis>(token)
         .toResolvedValue((log: Logger) => {
@@ -26,15 +26,15 @@ export function redisModule(url: string): ContainerModule {
           c.on('error', (error: Error) => log('warn', 'redis connection', { error: error.message }));
           return c;
         }, [LOGGER])
-        .inSingletonScope();
-      onDeactivation<Redis>(token, (c) => c.disconnect());
+        .inSingletonScope()
+        .onDeactivation((c) => c.disconnect());
     };
     // A Redis that is down fails at once (no offline queue); the timeout only catches one that hangs,
     // and is long enough that a busy Redis is never mistaken for a missing one.
     client(REDIS_LIMITS_CLIENT, 2000);
     client(REDIS_PUBLISHER);
     client(REDIS_SUBSCRIBER);
-    bind(RATE_LIMITER)
+    bind<FailoverRateLimiter>(RATE_LIMITER)
       .toResolvedValue(
         (limits: Redis, clock: Clock, log: Logger) =>
           new FailoverRateLimiter(new RedisRateLimiter(limits), new InMemoryRateLimiter(clock), {
@@ -45,8 +45,8 @@ export function redisModule(url: string): ContainerModule {
           }),
         [REDIS_LIMITS_CLIENT, CLOCK, LOGGER],
       )
-      .inSingletonScope();
-    onDeactivation<FailoverRateLimiter>(RATE_LIMITER, (limiter) => limiter.close());
+      .inSingletonScope()
+      .onDeactivation((limiter) => limiter.close());
     bind(WORK_SIGNAL)
       .toResolvedValue((publisher: Redis, subscriber: Redis) => new RedisWorkSignal(publisher, subscriber), [REDIS_PUBLISHER, REDIS_SUBSCRIBER])
       .inSingletonScope();

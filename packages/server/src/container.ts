@@ -118,9 +118,10 @@ function inProcessModule(): ContainerModule {
 
 /** An executor brought by a test or an embedder; node definitions still come from the configured backends. */
 function executorModule(executor: Executor, urls: readonly string[]): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
-    bind(EXECUTOR).toConstantValue(executor);
-    onDeactivation<Executor>(EXECUTOR, (e) => e.close());
+  return new ContainerModule(({ bind }) => {
+    bind<Executor>(EXECUTOR)
+      .toConstantValue(executor)
+      .onDeactivation((e) => e.close());
     bind(NODE_CATALOG).toConstantValue(new ComfyUiNodeCatalog(urls, 3000));
   });
 }

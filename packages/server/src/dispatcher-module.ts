@@ -17,7 +17,7 @@ export function ownerName(config: RunloadConfig): string {
 }
 
 export function dispatcherModule(): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
+  return new ContainerModule(({ bind }) => {
     bind<Dispatcher>(DISPATCHER)
       .toResolvedValue(
         async (config: RunloadConfig, ports: RunloadPorts) => {
@@ -40,7 +40,7 @@ export function dispatcherModule(): ContainerModule {
         },
         [CONFIG, PORTS],
       )
-      .inSingletonScope();
-    onDeactivation<Dispatcher>(DISPATCHER, (dispatcher) => dispatcher.stop());
+      .inSingletonScope()
+      .onDeactivation((dispatcher) => dispatcher.stop());
   });
 }

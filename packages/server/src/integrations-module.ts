@@ -15,7 +15,7 @@ import type { RunloadMetrics } from './metrics.js';
 import { CONFIG, INTEGRATIONS, PORTS } from './tokens.js';
 
 export function integrationsModule(): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
+  return new ContainerModule(({ bind }) => {
     bind<RunningIntegrations>(INTEGRATIONS)
       .toResolvedValue(
         (config: RunloadConfig, ports: RunloadPorts, api: RunloadApi, metrics: RunloadMetrics) =>
@@ -27,7 +27,7 @@ export function integrationsModule(): ContainerModule {
           }),
         [CONFIG, PORTS, RUNLOAD_API, HTTP_METRICS],
       )
-      .inSingletonScope();
-    onDeactivation<RunningIntegrations>(INTEGRATIONS, (integrations) => integrations.stop());
+      .inSingletonScope()
+      .onDeactivation((integrations) => integrations.stop());
   });
 }

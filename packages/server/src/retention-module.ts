@@ -18,7 +18,7 @@ import { CONFIG, PORTS, RETENTION_SWEEP } from './tokens.js';
 export const ABANDONED_STAGING_MS = 24 * 3600 * 1000;
 
 export function retentionModule(): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
+  return new ContainerModule(({ bind }) => {
     bind<RetentionSweep>(RETENTION_SWEEP)
       .toResolvedValue(
         async (config: RunloadConfig, ports: RunloadPorts, db: Database) => {
@@ -34,7 +34,7 @@ export function retentionModule(): ContainerModule {
         },
         [CONFIG, PORTS, DATABASE],
       )
-      .inSingletonScope();
-    onDeactivation<RetentionSweep>(RETENTION_SWEEP, (sweep) => sweep.stop());
+      .inSingletonScope()
+      .onDeactivation((sweep) => sweep.stop());
   });
 }

@@ -55,7 +55,17 @@ if (!redisUrl && process.env['CI'] === 'true') throw new Error('CI=true but RUNL
   it('closes in order on shutdown: the server stops answering and the database is destroyed', async () => {
     const server = await runtime.listen();
     const db = runtime.db;
+    // A statement still running when the close begins: the database closes once it is done, and
+    // the close resolves only then (every part's stop is awaited, in order).
+    let working = true;
+    const work = db.transaction(async (trx) => {
+      await trx.raw('select 1');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      working = false;
+    });
     await runtime.close();
+    expect(working, 'the close resolved while the database still had work').to.equal(false);
+    await work;
     let refused: unknown = null;
     await fetch(`${server.url}/healthz`).catch((error: unknown) => (refused = error));
     expect(refused, 'the HTTP server still answers').to.be.instanceOf(Error);

@@ -40,9 +40,11 @@ async function openMigrated(config: DatabaseConfig): Promise<Knex> {
 }
 
 export function storageModule(config: DatabaseConfig): ContainerModule {
-  return new ContainerModule(({ bind, onDeactivation }) => {
-    bind<Knex>(DATABASE).toResolvedValue(() => openMigrated(config)).inSingletonScope();
-    onDeactivation<Knex>(DATABASE, (db) => db.destroy());
+  return new ContainerModule(({ bind }) => {
+    bind<Knex>(DATABASE)
+      .toResolvedValue(() => openMigrated(config))
+      .inSingletonScope()
+      .onDeactivation((db) => db.destroy());
     const repository = <T>(token: symbol, make: (db: Knex) => T) =>
       bind<T>(token).toResolvedValue(make, [DATABASE]).inSingletonScope();
     repository(ACCOUNT_REPOSITORY, (db) => new KnexAccountRepository(db));
