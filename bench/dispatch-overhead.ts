@@ -82,12 +82,23 @@ interface Throughput {
   readonly serverCores: number;
   /** The server's CPU time per completed run, in ms. */
   readonly cpuMsPerRun: number;
+  /** SQL statements the server sent per completed run, polls included (its `/metrics` counter). */
+  readonly statementsPerRun: number;
+}
+
+/** The server's count of the SQL statements it sent so far. */
+async function statementsSent(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = /^runload_db_statements_total (\d+)/m.exec(text)?.[1];
+  if (count === undefined) throw new Error('/metrics has no runload_db_statements_total');
+  return Number(count);
 }
 
 /** Runs completed per second by 16 clients, each creating a run and polling it every 5 ms until it is done. */
 async function endToEnd(client: Client, serverPid: number, seconds: number): Promise<Throughput> {
   let completed = 0;
   const until = now() + seconds * 1000;
+  const statementsBefore = await statementsSent(client.url);
   const started = now();
   const cpuBefore = cpuSeconds(serverPid);
   await Promise.all(
@@ -100,10 +111,13 @@ async function endToEnd(client: Client, serverPid: number, seconds: number): Pro
   );
   const cpu = cpuSeconds(serverPid) - cpuBefore;
   const elapsed = (now() - started) / 1000;
-  return { runsPerSecond: completed / elapsed, serverCores: cpu / elapsed, cpuMsPerRun: (cpu * 1000) / Math.max(1, completed) };
+  const statements = (await statementsSent(client.url)) - statementsBefore;
+  const runs = Math.max(1, completed);
+  return { runsPerSecond: completed / elapsed, serverCores: cpu / elapsed, cpuMsPerRun: (cpu * 1000) / runs, statementsPerRun: statements / runs };
 }
 
-const cores = (t: Throughput) => `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(1)} ms of CPU per run`;
+const cores = (t: Throughput) =>
+  `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(1)} ms of CPU per run (target < 5 ms: ${t.cpuMsPerRun < 5 ? 'met' : '**missed**'}) and sent ${t.statementsPerRun.toFixed(1)} SQL statements per run, polls included`;
 
 export async function benchDispatch(options: { quick: boolean; say: (line: string) => void }): Promise<void> {
   const { say, quick } = options;

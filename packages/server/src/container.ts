@@ -94,6 +94,7 @@ function coreModule(config: RunloadConfig, options: ContainerOptions, metrics: R
     bind(MEDIA_TYPE_DETECTOR).toConstantValue(new FileTypeMediaDetector());
     bind(HTTP_METRICS).toConstantValue(metrics);
     onActivation<RunRepository>(RUN_REPOSITORY, (_context, runs) => metrics.instrumentRuns(runs));
+    onActivation<Database>(DATABASE, (_context, db) => metrics.instrumentDatabase(db));
     bind<IntegrationPorts>(INTEGRATION_PORTS)
       .toResolvedValue((db: Database) => integrationPorts(db, { allowPrivate: options.webhookAllowPrivate ?? config.webhookAllowPrivate }), [DATABASE])
       .inSingletonScope();

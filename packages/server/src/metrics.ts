@@ -13,6 +13,8 @@ import type { Database } from '@runload/storage-adapter';
 export interface RunloadMetrics extends HttpMetrics {
   /** The run repository, reporting the transitions that pass through it. */
   instrumentRuns(runs: RunRepository): RunRepository;
+  /** The database handle, counting the statements sent through it. */
+  instrumentDatabase(db: Database): Database;
   /** One webhook delivery attempt and what came of it (`delivered`, `retry`, `gave_up`…). */
   webhookAttempt(outcome: string): void;
 }
@@ -37,6 +39,7 @@ export function createMetrics(sources: { db: () => Promise<Database>; executor: 
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
     registers,
   });
+  const statements = new client.Counter({ name: 'runload_db_statements_total', help: 'SQL statements this instance sent to the database', registers });
   const deliveries = new client.Counter({ name: 'runload_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome', labelNames: ['outcome'], registers });
   const executed = new client.Counter({ name: 'runload_backend_runs_executed_total', help: 'Runs that finished on a backend', labelNames: ['backend'], registers });
   const gpuSeconds = new client.Counter({ name: 'runload_backend_gpu_seconds_total', help: 'GPU seconds used on a backend', labelNames: ['backend'], registers });
@@ -92,6 +95,11 @@ export function createMetrics(sources: { db: () => Promise<Database>; executor: 
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    instrumentDatabase(db) {
+      // knex reports every statement, those of its transactions included.
+      db.on('query', () => statements.inc());
+      return db;
     },
     instrumentRuns(runs) {
       return new Proxy(runs, {

@@ -52,6 +52,22 @@ if (!redisUrl && process.env['CI'] === 'true') throw new Error('CI=true but RUNL
     expect(body).to.contain('process_cpu_user_seconds_total');
   });
 
+  it('counts the SQL statements this instance sends, those of transactions included', async () => {
+    const server = await runtime.listen();
+    const sent = async () => Number(/^runload_db_statements_total (\d+)/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1]);
+    // A scrape reads its gauges from the database: what one costs is measured first.
+    const first = await sent();
+    const second = await sent();
+    await runtime.db.raw('select 1');
+    await runtime.db.transaction(async (trx) => {
+      await trx.raw('select 2');
+      await trx.raw('select 3');
+    });
+    const third = await sent();
+    // One statement, then BEGIN, two statements and COMMIT (the dispatcher may add a sweep's own).
+    expect(third - second - (second - first)).to.be.at.least(5);
+  });
+
   it('closes in order on shutdown: the server stops answering and the database is destroyed', async () => {
     const server = await runtime.listen();
     const db = runtime.db;
