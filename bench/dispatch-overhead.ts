@@ -14,6 +14,7 @@ import path from 'node:path';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { cpuSeconds, percentile } from './harness.js';
 import { startRunload, type RunloadServer } from './http-paths.js';
+import { onCpuShares, perfAvailable } from './on-cpu-profile.js';
 import { summarizeProfileDir } from './profile-summary.js';
 
 const now = () => performance.timeOrigin + performance.now();
@@ -174,6 +175,15 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
     if (summary) say(`- where the server's time goes (end to end at depth 1, CPU profile of a separate round): ${summary}`);
     if (process.env.RUNLOAD_BENCH_KEEP_PROFILE) process.stdout.write(`profile kept in ${profileDir}\n`);
     else rmSync(profileDir, { recursive: true, force: true });
+    if (perfAvailable()) {
+      // The same at depth 16, counted only while the server's threads run on a CPU.
+      const sampled = await startRunload('dispatch-perf', { RUNLOAD_DISPATCH_DEPTH: '16' }, fake.url);
+      const sampledClient = { ...client, url: sampled.url, auth: sampled.auth, app: sampled.app, image: await uploadImage(sampled) };
+      const [shares] = await Promise.all([onCpuShares(sampled.pid, seconds / 2 - 1), endToEnd(sampledClient, sampled.pid, seconds / 2)]);
+      await sampled.stop();
+      const line = shares.filter((s) => s.share >= 0.01).map((s) => `${(s.share * 100).toFixed(0)}% ${s.group}`).join('; ');
+      say(`- where the server's CPU time goes (end to end at depth 16, every thread, sampled by \`perf\` only while on a CPU): ${line}`);
+    }
   }
   await fake.close();
   say('');
