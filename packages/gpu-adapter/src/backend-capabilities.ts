@@ -5,7 +5,7 @@
  * @module
  */
 import type { RunnableWork } from '@runload/core';
-import { applyInputs } from './apply-inputs.js';
+import { inputsByNode } from './apply-inputs.js';
 
 /** How a missing option is named, by the input that takes it. */
 const KINDS: Record<string, string> = {
@@ -40,11 +40,13 @@ export class BackendCapabilities {
 
   /** What this server lacks to run the work (`checkpoint sdxl.safetensors`), or null. */
   lacks(work: RunnableWork): string | null {
-    const prompt = applyInputs(work.workflow, work.inputs);
-    for (const node of Object.values(prompt)) {
+    // The run's values read over the workflow's, without copying it (this runs for every claim).
+    const set = inputsByNode(work.inputs);
+    for (const [nodeId, node] of Object.entries(work.workflow)) {
       const inputs = this.combos.get(node.class_type);
       if (!inputs) return `node class ${node.class_type}`;
-      for (const [name, value] of Object.entries(node.inputs)) {
+      const own = set.get(nodeId);
+      for (const [name, value] of Object.entries(own ? { ...node.inputs, ...own } : node.inputs)) {
         const options = inputs.get(name);
         if (options && typeof value === 'string' && !options.has(value)) {
           const kind = KINDS[name] ?? (node.class_type === 'UpscaleModelLoader' ? 'upscale model' : `${node.class_type} ${name}`);
