@@ -6,10 +6,10 @@
  * a change on any instance.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { CoreError } from '../domain/errors.js';
 import { isTerminal, type Run } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
+import type { IdGenerator } from '../ports/id-generator.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
 import type { WorkSignal } from '../ports/work-signal.js';
@@ -66,6 +66,7 @@ export class RunStreams {
     private readonly slots: StreamSlots,
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
+    private readonly ids: IdGenerator,
     options: RunStreamsOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250;
@@ -85,7 +86,7 @@ export class RunStreams {
    */
   async open(principal: Principal, runId: string, sink: RunStreamSink): Promise<() => Promise<void>> {
     const run = await requireOwnRun(this.runs, principal, runId);
-    const holder = randomUUID();
+    const holder = this.ids.uuid();
     const now = this.clock.now();
     if (!(await this.slots.acquire(principal.account.id, holder, this.max, now, this.slotUntil()))) {
       throw new CoreError('RATE_LIMITED', `At most ${this.max} event streams may be open at once per account`, { retryAfterSeconds: 1 });

@@ -120,6 +120,6 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
-    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock),
+    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
   };
 }
