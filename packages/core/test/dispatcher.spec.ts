@@ -103,14 +103,14 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
       backend.submit = original;
     };
   };
-  /** Starts dispatching; a run is sent, and its backend runs it for 2 s and reports one output, out.png. */
-  const finishedRun = async () => {
+  /** Starts dispatching; a run is sent, and its backend runs it for 2 s and reports its outputs (out.png unless told). */
+  const finishedRun = async (outputs = [OUT]) => {
     await a.dispatcher.start();
     const run = await create();
     await a.dispatcher.idle();
     const start = w.clock.nowMs();
     backend.start(run.id, start);
-    backend.succeed(run.id, [OUT], { startedAtMs: start, finishedAtMs: start + 2000 });
+    backend.succeed(run.id, outputs, { startedAtMs: start, finishedAtMs: start + 2000 });
     await a.dispatcher.idle();
     return run;
   };
@@ -221,13 +221,8 @@ describe('Dispatcher', () => {
       if (ref.filename === 'second.png' && failures-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the backend went away for a moment');
       return original(backendId, ref);
     };
-    await t.a.dispatcher.start();
-    const run = await t.create();
-    await t.a.dispatcher.idle();
-    const start = t.w.clock.nowMs();
-    t.backend.start(run.id, start);
     const second = { ...OUT, filename: 'second.png', bytes: Buffer.concat([TINY_PNG, Buffer.from('second')]) };
-    t.backend.succeed(run.id, [OUT, second], { startedAtMs: start, finishedAtMs: start + 2000 });
+    const run = await t.finishedRun([OUT, second]);
     await t.transition((c) => c.event === 'store-failed', 'the first attempt to fail on the second output');
     await t.a.sweep();
     const done = await t.get(run.id);
@@ -248,13 +243,7 @@ describe('Dispatcher', () => {
       if (asset.origin === 'output' && lost-- > 0) throw new CoreError('SERVICE_UNAVAILABLE', 'the connection dropped after the insert');
     };
     const own = { ...OUT, bytes: Buffer.concat([TINY_PNG, Buffer.from('only this run made these')]) };
-    await t.a.dispatcher.start();
-    const run = await t.create();
-    await t.a.dispatcher.idle();
-    const start = t.w.clock.nowMs();
-    t.backend.start(run.id, start);
-    t.backend.succeed(run.id, [own], { startedAtMs: start, finishedAtMs: start + 2000 });
-    await t.a.dispatcher.idle();
+    const run = await t.finishedRun([own]);
     await t.a.sweep();
     const done = await t.get(run.id);
     expect(done.status).to.equal('succeeded');
