@@ -27,7 +27,7 @@ export function httpModule(options: HttpModuleOptions): ContainerModule {
       .toResolvedValue(
         (api: RunloadApi, health: HttpAppOptions['health'], log: Logger, metrics?: HttpAppOptions['metrics']) => {
           const { host, port, graceMs: _grace, ...app } = options;
-          return startHttpServer(createHttpApp(api, { ...app, health, log, ...(metrics ? { metrics } : {}) }), { host, port, log });
+          return startHttpServer(createHttpApp(api, { ...app, health, log, ...(metrics ? { metrics } : {}) }), { host, port, log, onClosing: () => api.runStreams.closeAll() });
         },
         [RUNLOAD_API, HTTP_HEALTH, LOGGER, { optional: true, serviceIdentifier: HTTP_METRICS }],
       )

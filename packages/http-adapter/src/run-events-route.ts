@@ -55,6 +55,11 @@ export function runEventsRoute(api: RunloadApi) {
       heartbeat() {
         write(': keep-alive\n\n');
       },
+      end() {
+        if (ended) return;
+        ended = true;
+        controller.close();
+      },
     };
     close = await api.runStreams.open(ctx.principal, raw.toLowerCase(), sink);
     if (ended) void close();

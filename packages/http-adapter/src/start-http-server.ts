@@ -11,6 +11,11 @@ export interface HttpServerOptions {
   readonly log?: ClientErrorLog;
   /** How long a client may take to send its headers before a 408 (Node's default: 60 s). */
   readonly headersTimeoutMs?: number;
+  /**
+   * Called as the close begins, once the server stops accepting: ends the responses that would
+   * never finish by themselves (event streams), so the close does not wait out its grace for them.
+   */
+  readonly onClosing?: () => Promise<void>;
 }
 
 export interface RunningHttpServer {
@@ -64,6 +69,7 @@ export async function startHttpServer(app: H3, options: HttpServerOptions): Prom
           resolve();
         });
         server.closeIdleConnections();
+        void options.onClosing?.().catch(() => undefined);
       }),
   };
 }

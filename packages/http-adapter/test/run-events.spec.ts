@@ -56,6 +56,18 @@ for (const transport of TRANSPORTS) {
       await until(() => h.api.runStreams.openCount() === 0, 'the stream to be forgotten');
     });
 
+    it('ends every open stream, without a terminal record, when the instance stops, and frees its slots', async () => {
+      const u = await h.user('ultra');
+      const streams = await Promise.all([newRun(u.auth), newRun(u.auth)].map(async (run) => new SseReader(await open(u.auth, await run))));
+      for (const sse of streams) expect((await sse.next())?.event).to.equal('run');
+      await h.api.runStreams.closeAll();
+      for (const sse of streams) expect(await sse.next(), 'the stream ends').to.equal(null);
+      expect(h.api.runStreams.openCount()).to.equal(0);
+      // Both slots are free again: two holders fit under a maximum of two.
+      const until = new Date(h.clock.nowMs() + 60_000);
+      for (const holder of ['a', 'b']) expect(await h.ports.streamSlots.acquire(u.accountId, holder, 2, h.clock.now(), until), `slot ${holder}`).to.equal(true);
+    });
+
     it('counts an open stream once against the general limit, however many events it carries', async () => {
       const u = await h.user('ultra');
       const runId = await newRun(u.auth);

@@ -27,7 +27,7 @@ async function world(fakes: FakeComfyUI[], limits: Record<string, unknown>, tier
   const key = await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env);
   const app = await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env);
   const server = await startServerProcess(env);
-  return { env, data, server, api: apiClient(server.url, key.api_key), appVersionId: app.app_version_id };
+  return { env, data, server, apiKey: key.api_key, api: apiClient(server.url, key.api_key), appVersionId: app.app_version_id };
 }
 
 describe('runs on ComfyUI, end to end', function () {
@@ -143,6 +143,34 @@ describe('runs on ComfyUI, end to end', function () {
       fake.setExecutionMs(200);
       expect(run['status']).to.equal('failed');
       expect((run['error'] as { code: string }).code).to.equal('RUN_TIMEOUT');
+    });
+  });
+
+  describe('stopping with an event stream open', () => {
+    it('ends the stream and exits at once on SIGTERM, rather than waiting out the grace for it', async () => {
+      const fake = await startFakeComfyUI({ executionMs: 60_000 });
+      const w = await world([fake], { general_per_minute: 100_000 });
+      try {
+        const image = await w.api.upload(INPUT_PNG, 'input.png');
+        const created = await w.api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: { '1:image': image } });
+        const events = await fetch(`${w.server.url}/api/v1/runs/${created.body.run_id}/events`, { headers: { authorization: `Bearer ${w.apiKey}` } });
+        const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+        expect(new TextDecoder().decode((await reader.read()).value)).to.include('event: run');
+        let streamEnded = false;
+        const drained = (async () => {
+          for (let r = await reader.read().catch(() => ({ done: true })); !r.done; r = await reader.read().catch(() => ({ done: true })));
+          streamEnded = true;
+        })();
+        const asked = Date.now();
+        expect(await w.server.stop('SIGTERM'), 'exit code').to.equal(0);
+        // The HTTP server's grace for requests in flight is 10 s: a stream left open would hold it that long.
+        expect(Date.now() - asked, 'ms from SIGTERM to exit').to.be.below(5000);
+        await drained;
+        expect(streamEnded).to.equal(true);
+      } finally {
+        await fake.close();
+        w.data.remove();
+      }
     });
   });
 

@@ -29,6 +29,8 @@ export interface RunStreamSink {
   record(view: RunView, last: boolean): void;
   /** Nothing changed for a while: keep the connection alive. */
   heartbeat(): void;
+  /** The stream ends without a terminal record: this instance is stopping (the client opens it again). */
+  end(): void;
 }
 
 interface Watcher {
@@ -37,6 +39,7 @@ interface Watcher {
   readonly sink: RunStreamSink;
   lastKey: string;
   closed: boolean;
+  close(): Promise<void>;
 }
 
 /** What a stream reports a change of; progress last, so a change of progress alone is told apart. */
@@ -91,7 +94,6 @@ export class RunStreams {
     if (!(await this.slots.acquire(principal.account.id, holder, this.max, now, this.slotUntil()))) {
       throw new CoreError('RATE_LIMITED', `At most ${this.max} event streams may be open at once per account`, { retryAfterSeconds: 1 });
     }
-    const watcher: Watcher = { runId, holder, sink, lastKey: '', closed: false };
     const close = async () => {
       if (watcher.closed) return;
       watcher.closed = true;
@@ -99,6 +101,7 @@ export class RunStreams {
       if (this.watchers.size === 0) this.idle();
       await this.slots.release(holder);
     };
+    const watcher: Watcher = { runId, holder, sink, lastKey: '', closed: false, close };
     const view = await this.view(run);
     watcher.lastKey = changeKey(view);
     const last = isTerminal(run.status);
@@ -110,6 +113,19 @@ export class RunStreams {
     this.watchers.add(watcher);
     if (this.watchers.size === 1) this.busy();
     return close;
+  }
+
+  /**
+   * Ends every stream open on this instance, without a terminal record, and frees their slots: the
+   * instance is stopping, and its clients open their streams again (on another instance).
+   */
+  async closeAll(): Promise<void> {
+    await Promise.all(
+      [...this.watchers].map((watcher) => {
+        watcher.sink.end();
+        return watcher.close();
+      }),
+    );
   }
 
   private slotUntil(): Date {
