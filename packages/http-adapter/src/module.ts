@@ -22,7 +22,7 @@ export interface HttpModuleOptions extends Omit<HttpAppOptions, 'health' | 'log'
 }
 
 export function httpModule(options: HttpModuleOptions): ContainerModule {
-  return new ContainerModule(({ bind, isBound }) => {
+  return new ContainerModule(({ bind }) => {
     bind<RunningHttpServer>(HTTP_SERVER)
       .toResolvedValue(
         (api: RunloadApi, health: HttpAppOptions['health'], log: Logger, metrics?: HttpAppOptions['metrics']) => {
@@ -33,6 +33,5 @@ export function httpModule(options: HttpModuleOptions): ContainerModule {
       )
       .inSingletonScope()
       .onDeactivation((server) => server.close(options.graceMs));
-    void isBound;
   });
 }

@@ -47,10 +47,7 @@ export function runEventsRoute(api: RunloadApi) {
       record(view, last) {
         seq += 1;
         write(`id: ${seq}\nevent: run\ndata: ${JSON.stringify(presentRun(view.run, view.queuePosition))}\n\n`);
-        if (last && !ended) {
-          ended = true;
-          controller.close();
-        }
+        if (last) sink.end();
       },
       heartbeat() {
         write(': keep-alive\n\n');

@@ -67,7 +67,8 @@ function knownBackendsOf(db: Knex): Set<string> {
  * The claim; 'skipped' when nothing fit the backends it could lock while others were locked.
  * Statements: lock the backend rows (one, on PostgreSQL); then for each run, read candidates (one
  * per page, usually one; the first also reads the runs each backend holds, and on SQLite the
- * backend rows), reserve the run and note the backend (one on PostgreSQL, two on SQLite).
+ * backend rows) and reserve the run (one, noting its backend on PostgreSQL); on SQLite, one note of
+ * each backend's last placement before the commit.
  */
 async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>, max: number): Promise<Run[] | 'skipped'> {
   const ids = [...offers.keys()].sort();
