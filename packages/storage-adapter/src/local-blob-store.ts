@@ -19,6 +19,8 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
 
 export class LocalBlobStore implements BlobStore {
   private readonly staging: string;
+  /** Staging files being removed after their commit (nobody waits for them: see `commit`). */
+  private readonly removals = new Set<Promise<void>>();
 
   /**
    * @param root the blob directory. Building a store never touches what is staged there: the CLI
@@ -131,7 +133,10 @@ export class LocalBlobStore implements BlobStore {
           if (created) await syncDirectory(path.dirname(target));
           return { created };
         } finally {
-          await removeFile(tempPath);
+          // The bytes have their name (or had it already): the staging name is only litter now, so
+          // the caller does not wait for its removal. A process that dies first leaves it to
+          // `removeAbandonedStaging`.
+          this.removeInBackground(tempPath);
         }
       },
       discard: async () => {
@@ -175,9 +180,16 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  /** Staging files present now (tests check that failures leave none). */
-  stagedFiles(): string[] {
+  /** Staging files present once the removals under way are done (tests check that none is left). */
+  async stagedFiles(): Promise<string[]> {
+    await Promise.allSettled([...this.removals]);
     return readdirSync(this.staging);
+  }
+
+  private removeInBackground(file: string): void {
+    const removal = removeFile(file).catch(() => undefined);
+    this.removals.add(removal);
+    void removal.finally(() => this.removals.delete(removal));
   }
 
   private pathOf(sha256: string): string {

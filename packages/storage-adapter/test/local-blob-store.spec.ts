@@ -27,7 +27,7 @@ describeBlobStoreContract('local disk', async () => {
   return {
     subject,
     teardown: async () => {
-      expect(subject.stagedFiles(), 'nothing left in staging').to.deep.equal([]);
+      expect(await subject.stagedFiles(), 'nothing left in staging').to.deep.equal([]);
       rmSync(root, { recursive: true, force: true });
     },
   };
@@ -50,7 +50,7 @@ describe('LocalBlobStore on disk', () => {
       throw new Error('aborted');
     }
     await store.stage(broken(), { maxBytes: 10_000 }).catch(() => undefined);
-    expect(store.stagedFiles()).to.deep.equal([]);
+    expect(await store.stagedFiles()).to.deep.equal([]);
     expect(readdirSync(root)).to.deep.equal(['.staging']);
   });
 
@@ -61,16 +61,16 @@ describe('LocalBlobStore on disk', () => {
     const results = await Promise.all(staged.map((s) => s.commit()));
     expect(results.filter((r) => r.created)).to.have.length(1);
     expect(blobFiles(root)).to.deep.equal([path.join(staged[0]?.sha256.slice(0, 2) ?? '', staged[0]?.sha256.slice(2, 4) ?? '', staged[0]?.sha256 ?? '')]);
-    expect(store.stagedFiles()).to.deep.equal([]);
+    expect(await store.stagedFiles()).to.deep.equal([]);
     expect(readFileSync(path.join(root, blobFiles(root)[0] ?? '')).equals(bytes)).to.equal(true);
   });
 
   it('stages inside its own directory, never the system temp folder, until commit or discard', async () => {
     const store = new LocalBlobStore(root);
     const staged = await store.stage(oneChunk(Buffer.from('pending')), { maxBytes: 100 });
-    expect(store.stagedFiles()).to.have.length(1);
+    expect(await store.stagedFiles()).to.have.length(1);
     await staged.discard();
-    expect(store.stagedFiles()).to.deep.equal([]);
+    expect(await store.stagedFiles()).to.deep.equal([]);
     expect(blobFiles(root)).to.deep.equal([]);
   });
 
@@ -92,7 +92,7 @@ describe('LocalBlobStore on disk', () => {
     const server = new LocalBlobStore(root);
     const staged = await server.stage(oneChunk(Buffer.from('uploading')), { maxBytes: 100 });
     const cli = new LocalBlobStore(root);
-    expect(cli.stagedFiles()).to.have.length(1);
+    expect(await cli.stagedFiles()).to.have.length(1);
     expect(await staged.commit()).to.deep.equal({ created: true });
     expect(Buffer.from((await readAll(await server.open(staged.sha256))) ?? '').toString()).to.equal('uploading');
   });
@@ -106,7 +106,7 @@ describe('LocalBlobStore on disk', () => {
     utimesSync(path.join(root, '.staging', 'odd-directory'), old, old);
     const live = await store.stage(oneChunk(Buffer.from('live')), { maxBytes: 100 });
     expect(await store.removeAbandonedStaging(3600_000)).to.equal(2);
-    expect(store.stagedFiles()).to.have.length(1);
+    expect(await store.stagedFiles()).to.have.length(1);
     expect(await live.commit()).to.deep.equal({ created: true });
   });
 });
