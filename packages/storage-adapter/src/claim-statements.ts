@@ -31,10 +31,14 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
   if (offers.size === 0 || max < 1) return [];
   // Most wakes (a run finished, a slot freed) find nothing waiting: a read says so without taking
-  // the write lock (SQLite) or the backend rows (PostgreSQL) that the claim takes.
-  if (!(await anyWaiting(db, request))) return [];
+  // the write lock (SQLite) or the backend rows (PostgreSQL) that the claim takes. After a run was
+  // queued SQLite goes straight to its lock, one statement sooner to the prompt; PostgreSQL keeps
+  // the read, since there every instance is woken by each new run and all but one find it taken.
+  const sqlite = dialectOf(db) === 'sqlite';
+  const surelyWaiting = sqlite && request.runQueuedSinceLastClaim === true;
+  if (!surelyWaiting && !(await anyWaiting(db, request))) return [];
   const known = knownBackendsOf(db);
-  if (dialectOf(db) === 'sqlite') {
+  if (sqlite) {
     const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known, max));
     return claimed === 'skipped' ? [] : claimed;
   }

@@ -60,6 +60,39 @@ for (const [name, open] of TEST_DATABASES) {
       }
     });
 
+    it(`told a run was queued, ${name === 'SQLite' ? 'goes straight to its lock (no read first)' : 'still reads first (every instance is told)'}, and takes that run`, async () => {
+      const t = database.get();
+      const accountId = randomUUID();
+      const appVersionId = randomUUID();
+      await new KnexAccountRepository(t.db).create({ id: accountId, name: 'a', tier: 'ultra', status: 'active', createdAt: new Date(T) });
+      await new KnexAppVersionRepository(t.db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
+      const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 1), inputs: {}, workflow: {} });
+      const runs = new KnexRunRepository(t.db);
+      await runs.create(run);
+      const statements: string[] = [];
+      const listener = (q: { sql: string }) => statements.push(q.sql);
+      t.db.on('query', listener);
+      try {
+        const claimed = await runs.claimMany(
+          {
+            owner: 'told',
+            leaseExpiresAt: new Date(T + 120_000),
+            now: new Date(T + 60_000),
+            queuedSince: new Date(T),
+            backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }],
+            place: (_run, free) => free[0]?.id ?? null,
+            runQueuedSinceLastClaim: true,
+          },
+          4,
+        );
+        expect(claimed.map((r) => r.id)).to.deep.equal([run.id]);
+      } finally {
+        t.db.removeListener('query', listener);
+      }
+      const reads = statements.filter((sql) => /AS waiting/.test(sql));
+      expect(reads, statements.join('\n')).to.have.length(name === 'SQLite' ? 0 : 1);
+    });
+
     if (name === 'PostgreSQL') {
       it('gives an idle account the next slot even when two claims on two backends read the order at the same moment', async () => {
         const t = database.get();

@@ -68,6 +68,11 @@ export interface ClaimRequest {
    * claimer knows this (it holds their leases); a run it does not name counts until it ends.
    */
   readonly finishedOnBackend?: readonly string[];
+  /**
+   * A run was queued since the claimer's last claim began, so one is most likely waiting: a
+   * repository that first reads whether any run waits (to spare its lock) may skip that read.
+   */
+  readonly runQueuedSinceLastClaim?: boolean;
 }
 
 export interface RunPage {

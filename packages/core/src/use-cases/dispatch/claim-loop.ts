@@ -17,6 +17,8 @@ export class ClaimLoop {
   private pumping = false;
   private again = false;
   private stopped = false;
+  /** A run was queued (here or on another instance) since the last claim began. */
+  private runQueued = false;
 
   constructor(
     private readonly ctx: DispatchContext,
@@ -25,6 +27,11 @@ export class ClaimLoop {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /** Told of each run queued (or queued again): the next claim may expect one waiting. */
+  noteRunQueued(): void {
+    this.runQueued = true;
   }
 
   async pump(): Promise<void> {
@@ -60,6 +67,8 @@ export class ClaimLoop {
   private claim(offers: { id: string; capacity: number }[], max: number): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
+    const runQueuedSinceLastClaim = this.runQueued;
+    this.runQueued = false;
     return deps.runs.claimMany({
       owner: options.owner,
       leaseExpiresAt: this.ctx.leaseUntil(),
@@ -70,6 +79,7 @@ export class ClaimLoop {
       place: (run, free) => placeRun(run, free, (backendId, r) => deps.executor.lacks(backendId, r)),
       // Their outputs are being stored: the backend is free for the next run meanwhile.
       finishedOnBackend: this.followed.all().filter((f) => !f.holdsBackend()).map((f) => f.runId),
+      runQueuedSinceLastClaim,
     }, max);
   }
 
