@@ -10,7 +10,7 @@ import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
-import { autocannon, cli, peakRssMiB, percentile, ROOT, startListening, type LoadResult } from './harness.js';
+import { autocannon, cli, peakRssMiB, percentile, ROOT, SERVER_MAIN, startListening, type LoadResult } from './harness.js';
 import { summarizeProfileDir } from './profile-summary.js';
 
 export interface BenchOptions {
@@ -74,7 +74,7 @@ export async function prepareRunload(name: string, extra: Record<string, string>
 
 /** The server on prepared data, in its own process; `stop` also removes the data directory. */
 export async function startOn(data: PreparedData, options: { profileDir?: string } = {}): Promise<RunloadServer> {
-  const server = await startListening('packages/server/src/cli/main.ts', ['serve'], data.env, options.profileDir ? { profileDir: options.profileDir } : {});
+  const server = await startListening(SERVER_MAIN, ['serve'], data.env, options.profileDir ? { profileDir: options.profileDir } : {});
   return {
     url: server.url,
     pid: server.pid,

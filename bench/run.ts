@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
-import { machine, ROOT } from './harness.js';
+import { buildServer, machine, ROOT } from './harness.js';
 import { benchDispatch } from './dispatch-overhead.js';
 import { benchScale } from './data-scale.js';
 import { benchHttpPaths } from './http-paths.js';
@@ -48,6 +48,9 @@ function replaceBlocks(current: string, fresh: string): string {
   return `${next.map((b) => b.trimEnd()).join('\n\n')}\n`;
 }
 
+// Every server runs compiled, as a production install runs it.
+buildServer();
+
 if (only !== null) {
   const section = SECTIONS[only];
   if (!section) {
@@ -70,7 +73,7 @@ if (only !== null) {
 say('# Benchmarks');
 say('');
 say(`Machine: ${machine()}. Run ${new Date().toISOString()}${quick ? ' (quick mode: short rounds)' : ''}.`);
-say('Written by `pnpm bench`. Load: autocannon in its own process, 64 connections, 10 s per round; the server in its own process with every limit raised (`RUNLOAD_LIMITS_FILE`), against the fake ComfyUI. Baseline: a bare node:http server answering the same bytes, measured in the same run.');
+say('Written by `pnpm bench`. Load: autocannon in its own process, 64 connections, 10 s per round; the server in its own process, compiled (`pnpm build`, as a production install runs it), with every limit raised (`RUNLOAD_LIMITS_FILE`), against the fake ComfyUI. Baseline: a bare node:http server answering the same bytes, measured in the same run.');
 say('');
 
 const fake = await startFakeComfyUI({ executionMs: 0 });
