@@ -702,7 +702,7 @@ describe('Dispatcher', () => {
     const afterFinish = told.slice(atStart + afterCreate.length);
     expect(afterCreate, 'the claim that took the new run').to.deep.equal([true]);
     expect(afterFinish.length, 'a finished run wakes the claim loop').to.be.greaterThan(0);
-    expect(afterFinish.every((t) => !t), 'no run was queued since').to.equal(true);
+    expect(afterFinish.every((wasTold) => !wasTold), 'no run was queued since').to.equal(true);
     await t.a.dispatcher.stop();
   });
 });
