@@ -691,13 +691,12 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.start();
     await t.a.dispatcher.idle();
     const atStart = told.length;
-    await t.create();
+    const created = await t.create();
     await t.a.dispatcher.idle();
     const afterCreate = told.slice(atStart);
-    const run = (await runs.listQueuedBefore(new Date(t.w.clock.nowMs() + 1), 1))[0];
-    expect(run?.backendId, 'the new run was claimed').to.be.a('string');
-    t.backend.start(run?.id ?? '', t.w.clock.nowMs());
-    t.backend.succeed(run?.id ?? '', [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
+    expect((await t.get(created.id)).backendId, 'the new run was claimed').to.be.a('string');
+    t.backend.start(created.id, t.w.clock.nowMs());
+    t.backend.succeed(created.id, [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
     await t.a.dispatcher.idle();
     const afterFinish = told.slice(atStart + afterCreate.length);
     expect(afterCreate, 'the claim that took the new run').to.deep.equal([true]);
