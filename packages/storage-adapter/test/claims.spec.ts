@@ -1,21 +1,11 @@
 /** Claims across instances: several connection pools on one database never hand a run out twice. */
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import { newQueuedRun } from '@runload/core';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository } from '@runload/storage-adapter';
-import { TEST_DATABASES, useDatabase } from './databases.js';
+import { seedAccountAndApp, TEST_DATABASES, useDatabase } from './databases.js';
 
 const T = Date.UTC(2026, 0, 1);
-
-/** An account and an app version for the runs of a test to belong to. */
-async function accountWithApp(db: Knex): Promise<{ accountId: string; appVersionId: string }> {
-  const accountId = randomUUID();
-  const appVersionId = randomUUID();
-  await new KnexAccountRepository(db).create({ id: accountId, name: 'a', tier: 'ultra', status: 'active', createdAt: new Date(T) });
-  await new KnexAppVersionRepository(db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
-  return { accountId, appVersionId };
-}
 
 for (const [name, open] of TEST_DATABASES) {
   describe(`claims on ${name} from several instances`, function () {
@@ -24,7 +14,7 @@ for (const [name, open] of TEST_DATABASES) {
     it('hands 20 queued runs to 50 concurrent claimers on three connection pools, each exactly once', async () => {
       const t = database.get();
       const db = t.db;
-      const { accountId, appVersionId } = await accountWithApp(db);
+      const { accountId, appVersionId } = await seedAccountAndApp(db);
       const made = Array.from({ length: 20 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + i), inputs: {}, workflow: {} }));
       for (const r of made) await new KnexRunRepository(db).create(r);
       const pools = [db, t.another(), t.another()].map((d) => new KnexRunRepository(d));
@@ -69,7 +59,7 @@ for (const [name, open] of TEST_DATABASES) {
 
     it(`told a run was queued, ${name === 'SQLite' ? 'goes straight to its lock (no read first)' : 'still reads first (every instance is told)'}, and takes that run`, async () => {
       const t = database.get();
-      const { accountId, appVersionId } = await accountWithApp(t.db);
+      const { accountId, appVersionId } = await seedAccountAndApp(t.db);
       const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 1), inputs: {}, workflow: {} });
       const runs = new KnexRunRepository(t.db);
       await runs.create(run);

@@ -5,24 +5,16 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { newQueuedRun } from '@runload/core';
-import { KnexAccountRepository, KnexAppVersionRepository, KnexGpuLedger, KnexRunRepository, migrate, openDatabase } from '@runload/storage-adapter';
+import { KnexGpuLedger, KnexRunRepository, migrate, openDatabase } from '@runload/storage-adapter';
 import { undoMigrationsAfter } from '../src/migrations.js';
 import { fromRun as fromRunRow } from '../src/run-row.js';
-import { pgUrl, postgresDatabase, sqliteDatabase, type TestDatabase } from './databases.js';
+import { pgUrl, postgresDatabase, seedAccountAndApp, sqliteDatabase, type TestDatabase } from './databases.js';
 
 const T = Date.UTC(2026, 0, 1);
 
 async function schemaOf(db: Knex): Promise<string[]> {
   const rows = (await db.raw(`SELECT type || ' ' || name || ': ' || COALESCE(sql, '') AS s FROM sqlite_master ORDER BY name`)) as { s: string }[];
   return rows.map((r) => r.s);
-}
-
-async function seed(db: Knex): Promise<{ accountId: string; appVersionId: string }> {
-  const accountId = randomUUID();
-  const appVersionId = randomUUID();
-  await new KnexAccountRepository(db).create({ id: accountId, name: 'a', tier: 'plus', status: 'active', createdAt: new Date(T) });
-  await new KnexAppVersionRepository(db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
-  return { accountId, appVersionId };
 }
 
 const aRun = (accountId: string, appVersionId: string, ms: number) =>
@@ -61,7 +53,7 @@ describe('SQLite database file', () => {
 
   it('lets a second process (another knex on the same file) see writes, and two writers work side by side', async () => {
     const second = t.another();
-    const { accountId, appVersionId } = await seed(t.db);
+    const { accountId, appVersionId } = await seedAccountAndApp(t.db);
     const first = new KnexRunRepository(t.db);
     const other = new KnexRunRepository(second);
     const written = aRun(accountId, appVersionId, 0);
@@ -75,7 +67,7 @@ describe('SQLite database file', () => {
   });
 
   it('upgrading a database with runs in flight counts them for the GPU estimate (migration 003)', async () => {
-    const { accountId, appVersionId } = await seed(t.db);
+    const { accountId, appVersionId } = await seedAccountAndApp(t.db);
     const runs = new KnexRunRepository(t.db);
     await runs.create({ ...aRun(accountId, appVersionId, 0), status: 'succeeded', finishedAt: new Date(T + 1), metrics: { queueMs: 1, runMs: 1, gpuSeconds: 2 } });
     await undoMigrationsAfter(t.db, '002_runs_by_account_status');
@@ -85,7 +77,7 @@ describe('SQLite database file', () => {
   });
 
   it('upgrading a database with GPU charges totals them per calendar month (migration 004)', async () => {
-    const { accountId } = await seed(t.db);
+    const { accountId } = await seedAccountAndApp(t.db);
     const march = Date.UTC(2026, 2, 1);
     await undoMigrationsAfter(t.db, '003_runs_in_flight');
     const charges = [[march - 1, 1], [march, 2], [march + 86_400_000, 4.5]] as const;
@@ -105,7 +97,7 @@ describe('upgrading to migration 006 (integrations)', function () {
       if (name === 'PostgreSQL' && !pgUrl()) this.skip();
       const t = await open();
       try {
-        const { accountId, appVersionId } = await seed(t.db);
+        const { accountId, appVersionId } = await seedAccountAndApp(t.db);
         await undoMigrationsAfter(t.db, '004_gpu_usage_monthly');
         const old = aRun(accountId, appVersionId, 1);
         const { webhook_url: _url, webhook_events: _events, ...row } = fromRunRow(old) as Record<string, unknown>;

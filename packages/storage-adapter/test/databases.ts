@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { migrate, openDatabase } from '@runload/storage-adapter';
+import { KnexAccountRepository, KnexAppVersionRepository, migrate, openDatabase } from '@runload/storage-adapter';
 
 export interface TestDatabase {
   readonly db: Knex;
@@ -84,4 +84,14 @@ export function useDatabase(open: () => Promise<TestDatabase> | null): { get(): 
   });
   after(async () => t?.close());
   return { get: () => t as TestDatabase };
+}
+
+/** An account and an app version (created at the start of 2026) for a test's runs to belong to. */
+export async function seedAccountAndApp(db: Knex): Promise<{ accountId: string; appVersionId: string }> {
+  const accountId = randomUUID();
+  const appVersionId = randomUUID();
+  const createdAt = new Date(Date.UTC(2026, 0, 1));
+  await new KnexAccountRepository(db).create({ id: accountId, name: 'a', tier: 'plus', status: 'active', createdAt });
+  await new KnexAppVersionRepository(db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt, deletedAt: null });
+  return { accountId, appVersionId };
 }
