@@ -39,13 +39,17 @@ async function createRun(c: Client): Promise<string> {
   return ((await res.json()) as { run_id: string }).run_id;
 }
 
-/** Polls back to back until the run is terminal; resolves with its status and when it was seen. */
-async function pollUntilDone(c: Client, runId: string, intervalMs = 0): Promise<{ status: string; seenAt: number }> {
+/**
+ * Polls back to back until the run is terminal; resolves with its status, when it was seen and
+ * when the poll that saw it was sent.
+ */
+async function pollUntilDone(c: Client, runId: string, intervalMs = 0): Promise<{ status: string; seenAt: number; sentAt: number }> {
   for (;;) {
+    const sentAt = now();
     const res = await fetch(`${c.url}/api/v1/runs/${runId}`, { headers: c.auth });
     const seenAt = now();
     const { status } = (await res.json()) as { status: string };
-    if (TERMINAL.has(status)) return { status, seenAt };
+    if (TERMINAL.has(status)) return { status, seenAt, sentAt };
     if (intervalMs > 0) await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -120,6 +124,19 @@ async function endToEnd(client: Client, serverPid: number, seconds: number): Pro
 const cores = (t: Throughput) =>
   `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(1)} ms of CPU per run (target < 5 ms: ${t.cpuMsPerRun < 5 ? 'met' : '**missed**'}) and sent ${t.statementsPerRun.toFixed(1)} SQL statements per run, polls included`;
 
+/**
+ * What bounds end-to-end throughput, from this run's own figures: the server's main thread is one
+ * core, so it completes at most 1,000 / (ms of CPU per run) runs each second that core is its own.
+ */
+function throughputBound(depth1: Throughput, depth16: Throughput, aloneRate: number): string {
+  const ceiling = (t: Throughput) => (1000 / t.cpuMsPerRun).toFixed(0);
+  const needed = 1000 / (0.9 * aloneRate);
+  return (
+    `- what bounds it: the server's CPU per run. It kept ${(depth1.serverCores * 100).toFixed(0)}% of one core busy at depth 1 and ${(depth16.serverCores * 100).toFixed(0)}% at depth 16, and one core gives at most ${ceiling(depth1)} and ${ceiling(depth16)} runs/s at the CPU each run took (measured ${depth1.runsPerSecond.toFixed(0)} and ${depth16.runsPerSecond.toFixed(0)}). ` +
+    `90% of the fake alone is ${(0.9 * aloneRate).toFixed(0)} runs/s, which would take under ${needed.toFixed(2)} ms of server CPU per run for everything runload does with a run: its create, its polls, its claim, its prompt, the backend's socket messages, its history read, its output fetched and stored, and its statements`
+  );
+}
+
 export async function benchDispatch(options: { quick: boolean; say: (line: string) => void }): Promise<void> {
   const { say, quick } = options;
   const runs = quick ? 100 : 1000;
@@ -132,23 +149,34 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   say('## 4. Dispatch overhead and throughput against the fake ComfyUI executing instantly');
   const toBackend: number[] = [];
   const toPoll: number[] = [];
+  // What the two latencies hold: the create's own answer, and the poll that saw the run finished.
+  const createAnswered: number[] = [];
+  const seeingPollSent: number[] = [];
+  const seeingPollTook: number[] = [];
   for (let i = 0; i < runs; i += 1) {
     const sentAt = now();
     const runId = await createRun(client);
-    const { status, seenAt } = await pollUntilDone(client, runId);
+    createAnswered.push(now() - sentAt);
+    const { status, seenAt, sentAt: pollSentAt } = await pollUntilDone(client, runId);
     if (status !== 'succeeded') throw new Error(`run ${runId} ended ${status}`);
     const received = fake.prompts.find((p) => p.prompt_id === runId)?.received_at;
     const finished = fake.finishedAt.get(runId);
     if (received === undefined || finished === undefined) throw new Error(`run ${runId}: the fake never ran it`);
     toBackend.push(received - sentAt);
     toPoll.push(seenAt - finished);
+    seeingPollSent.push(pollSentAt - finished);
+    seeingPollTook.push(seenAt - pollSentAt);
   }
   const line = (name: string, v: number[]) => {
     const met = percentile(v, 50) < 5 && percentile(v, 99) < 50;
     return `- ${name}: p50 ${ms(percentile(v, 50))}, p99 ${ms(percentile(v, 99))} over ${v.length} runs (target p50 < 5 ms, p99 < 50 ms): ${met ? 'meets the target' : '**misses the target**'}`;
   };
   say(line('from the create request to the backend receiving the prompt', toBackend));
+  say(`  - of it, the create request's own answer (its run committed): p50 ${ms(percentile(createAnswered, 50))}; the claim and the prompt's request follow the commit`);
   say(line('from the backend finishing to the poll showing `succeeded` (polled back to back)', toPoll));
+  say(
+    `  - of it, the poll that saw it was sent p50 ${ms(percentile(seeingPollSent, 50))} after the finish (the history read, the output fetched and stored, the status written, and the poll in flight meanwhile) and took p50 ${ms(percentile(seeingPollTook, 50))} itself`,
+  );
 
   const runload = await endToEnd(client, server.pid, seconds);
   await server.stop();
@@ -165,6 +193,7 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   say(
     `- the same with \`RUNLOAD_DISPATCH_DEPTH=16\` (every client's run sent to ComfyUI's own queue at once, as when the fake is driven alone): ${deeperRun.runsPerSecond.toFixed(0)} runs/s — ${((deeperRun.runsPerSecond / aloneRate) * 100).toFixed(1)}%; ${cores(deeperRun)}`,
   );
+  if (share < 0.9) say(throughputBound(runload, deeperRun, aloneRate));
   if (!quick) {
     // Where the time goes, from a round of its own under the profiler (full runs only).
     const profileDir = mkdtempSync(path.join(os.tmpdir(), 'runload-bench-profile-'));

@@ -23,7 +23,8 @@ const COMPONENTS: readonly [string, (fn: string, url: string) => boolean][] = [
   // The driver's calls run under runload's statement cache, which calls them: counted as the driver.
   // V8 samples by the wall clock: a main thread that waits for a CPU after waking a database thread
   // (two cores, all busy) is counted in the call that woke it.
-  ['sqlite3 driver calls on the main thread (waits for a CPU included)', (_fn, url) => /\/sqlite3@/.test(url) || url.endsWith('/sqlite-statement-cache.ts')],
+  // The server runs compiled in the benchmark (dist/…js) and through tsx elsewhere (src/…ts).
+  ['sqlite3 driver calls on the main thread (waits for a CPU included)', (_fn, url) => /\/sqlite3@/.test(url) || /\/sqlite-statement-cache\.[jt]s$/.test(url)],
   ['runload code', (_fn, url) => url.includes('/packages/')],
   ['h3, srvx and rou3 (the HTTP framework)', (_fn, url) => /\/(h3|srvx|rou3)@/.test(url)],
   ['knex and tarn (query building, pool)', (_fn, url) => /\/(knex|tarn)@/.test(url)],
