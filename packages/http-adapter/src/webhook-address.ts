@@ -4,32 +4,27 @@
  * network.
  * @module
  */
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
-
-/** True for an address a webhook must not reach. IPv4-mapped IPv6 addresses are judged as IPv4. */
+/**
+ * True for an address a webhook must not reach: anything but public unicast, as ipaddr.js
+ * classifies the IANA special-purpose registries. An IPv4-mapped IPv6 address is judged as its
+ * IPv4 address. Addresses that embed an IPv4 address for a translator or tunnel (IPv4-compatible
+ * `::a.b.c.d`, NAT64 `64:ff9b::`, 6to4 `2002::`, Teredo, SIIT) are refused whatever they embed:
+ * on a network that routes them they reach the embedded address, loopback included.
+ */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped?.[1]) return BLOCKED.check(mapped[1], 'ipv4');
-  const family = isIP(bare);
-  if (family === 4) return BLOCKED.check(bare, 'ipv4');
-  if (family === 6) {
-    // ::ffff:7f00:1 is 127.0.0.1 written in hex.
-    const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(bare);
-    if (hexMapped?.[1] && hexMapped[2]) {
-      const n = (parseInt(hexMapped[1], 16) << 16) | parseInt(hexMapped[2], 16);
-      return BLOCKED.check([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.'), 'ipv4');
-    }
-    return BLOCKED.check(bare, 'ipv6');
+  if (isIP(bare) === 0) return false; // a name: judged once resolved
+  let ip = ipaddr.parse(bare);
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    // ::/96, the deprecated IPv4-compatible form, which ipaddr.js counts as unicast.
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return true;
   }
-  return false;
+  return ip.range() !== 'unicast';
 }
 
 /** The hostname of a URL without IPv6 brackets. */

@@ -80,6 +80,15 @@ describe('HTTP webhook transport', () => {
     for (const a of ['10.0.0.1', '127.0.0.1', '169.254.169.254', '172.16.5.5', '192.168.0.1', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1']) {
       expect(isPrivateAddress(a), a).to.equal(true);
     }
-    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700::1111']) expect(isPrivateAddress(a), a).to.equal(false);
+    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '[2a00:1450:4001::200e]']) expect(isPrivateAddress(a), a).to.equal(false);
+  });
+
+  it('refuses the IPv6 forms that embed an IPv4 address for a translator or tunnel, and the reserved IPv6 ranges', () => {
+    // NAT64, IPv4-compatible, 6to4, SIIT (each here holding 127.0.0.1), Teredo, documentation, discard, site-local.
+    for (const a of ['64:ff9b::7f00:1', '64:ff9b::8.8.8.8', '::127.0.0.1', '::7f00:1', '2002:7f00:1::', '::ffff:0:7f00:1', '2001:0:4136:e378::1', '2001:db8::1', '100::1', 'fec0::1', '[64:ff9b::7f00:1]']) {
+      expect(isPrivateAddress(a), a).to.equal(true);
+    }
+    // Documentation and benchmarking IPv4 ranges, and broadcast.
+    for (const a of ['192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '255.255.255.255']) expect(isPrivateAddress(a), a).to.equal(true);
   });
 });
