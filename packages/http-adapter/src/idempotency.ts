@@ -41,18 +41,19 @@ function replayed(response: StoredResponse): RouteResult {
 }
 
 /**
- * Runs `work` under the key when one was sent. `work` gets the claim (to write its result in the
- * same transaction) and must return a 2xx result; any error frees the key.
+ * Runs `work` under the key when one was sent (the request's fingerprint is computed only then).
+ * `work` gets the claim (to write its result in the same transaction) and must return a 2xx
+ * result; any error frees the key.
  */
 export async function idempotently(
   ctx: RouteContext,
   api: RunloadApi,
-  requestFingerprint: string,
+  requestFingerprint: () => string,
   work: (hold: IdempotencyHold | null) => Promise<RouteResult>,
 ): Promise<RouteResult> {
   const key = idempotencyKeyOf(ctx);
   if (key === null) return work(null);
-  const start = await api.idempotency.begin(ctx.principal.account.id, key, requestFingerprint);
+  const start = await api.idempotency.begin(ctx.principal.account.id, key, requestFingerprint());
   if ('replay' in start) return replayed(start.replay);
   try {
     return await work(start.hold);

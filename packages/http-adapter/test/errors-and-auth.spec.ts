@@ -72,6 +72,20 @@ for (const transport of TRANSPORTS) {
       }
     });
 
+    it('400 INVALID_REQUEST for a body nested past 64 levels, with or without an Idempotency-Key, and no run', async () => {
+      const deep = (levels: number) => `{"inputs":{},"x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+      const before = (await h.ports.runs.listByAccount(u.accountId, { limit: 100 })).runs.length;
+      for (const headers of [{}, { 'idempotency-key': 'deep-1' }]) {
+        const res = await h.request(`/api/v1/apps/${h.appVersionId}`, { method: 'POST', headers: { ...u.auth, ...headers, 'content-type': 'application/json' }, body: deep(5000) });
+        expect(res.status).to.equal(400);
+        expect(await res.json()).to.deep.equal({ error: { code: 'INVALID_REQUEST', message: 'The request body nests arrays and objects more than 64 levels deep' } });
+      }
+      expect((await h.ports.runs.listByAccount(u.accountId, { limit: 100 })).runs.length).to.equal(before);
+      // 64 levels in all (the body object, then 63 arrays) is read as any body (its inputs are all defaults).
+      const res = await run(deep(63));
+      expect(res.status).to.equal(201);
+    });
+
     it('400 INVALID_REQUEST for POST /runs without a string app_version_id', async () => {
       const res = await h.request('/api/v1/runs', jsonInit({ inputs: {}, app_version_id: 7 }, u.auth));
       expect(res.status).to.equal(400);
