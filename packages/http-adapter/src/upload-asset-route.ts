@@ -59,9 +59,13 @@ export function decideUpload(report: UploadReport): RouteResult {
 
 export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, options: UploadOptions): Promise<RouteResult> {
   const contentType = ctx.event.req.headers.get('content-type') ?? '';
+  // A request that is not multipart at all (no body, JSON, text) holds no file; a multipart one
+  // without its boundary is a broken upload.
   const result = /^multipart\/form-data\s*;/i.test(contentType)
     ? await streamUpload(ctx, api, options, contentType)
-    : { ...uploadFailed(400), cause: new Error(`the body is not multipart/form-data (content-type: ${contentType.slice(0, 100) || 'none'})`) };
+    : /^multipart\/form-data\b/i.test(contentType)
+      ? { ...uploadFailed(400), cause: new Error('the multipart/form-data body has no boundary') }
+      : { ...NO_FILE, cause: new Error(`the body is not multipart/form-data (content-type: ${contentType.slice(0, 100) || 'none'})`) };
   // A refusal is the client's doing (info); a storage failure is logged with its stack by the pipeline.
   if (result.failure && result.failure.status < 500) {
     ctx.log('info', 'upload refused', { status: result.failure.status, reason: describe(result.cause) });

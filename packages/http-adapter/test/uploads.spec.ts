@@ -87,10 +87,19 @@ for (const transport of TRANSPORTS) {
       expect(list.status).to.equal(200);
     });
 
-    it('answers 400 Upload failed for a body that is not multipart or is malformed', async () => {
-      const plain = await upload('just text', { 'content-type': 'text/plain' });
-      expect(plain.status).to.equal(400);
-      expect(await plain.json()).to.deep.equal({ success: false, error: 'Upload failed' });
+    it('answers 400 No file uploaded to a request that is not multipart, with or without a body', async () => {
+      for (const [body, headers] of [['just text', { 'content-type': 'text/plain' }], ['{"file":"x"}', { 'content-type': 'application/json' }], [undefined, {}]] as const) {
+        const res = await h.request('/api/v1/assets', { method: 'POST', headers: { ...u.auth, ...headers }, ...(body !== undefined ? { body } : {}) });
+        expect(res.status, String(body)).to.equal(400);
+        expect(await res.json()).to.deep.equal({ error: 'No file uploaded' });
+      }
+      expect(h.ports.blobs.stagedCount).to.equal(0);
+    });
+
+    it('answers 400 Upload failed for a multipart body that is malformed or has no boundary', async () => {
+      const unbounded = await upload('--xyz--\r\n', { 'content-type': 'multipart/form-data' });
+      expect(unbounded.status).to.equal(400);
+      expect(await unbounded.json()).to.deep.equal({ success: false, error: 'Upload failed' });
       const broken = await upload('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG', {
         'content-type': 'multipart/form-data; boundary=xyz',
       });
