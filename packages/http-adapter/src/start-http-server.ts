@@ -12,6 +12,12 @@ export interface HttpServerOptions {
   /** How long a client may take to send its headers before a 408 (Node's default: 60 s). */
   readonly headersTimeoutMs?: number;
   /**
+   * How long a connection may carry no bytes either way before it is closed (default 120 s): a
+   * client that stops sending an upload midway would otherwise hold it, and its staged bytes,
+   * forever. Event streams send a heartbeat every 15 s, so they stay open.
+   */
+  readonly idleTimeoutMs?: number;
+  /**
    * Called as the close begins, once the server stops accepting: ends the responses that would
    * never finish by themselves (event streams), so the close does not wait out its grace for them.
    */
@@ -39,6 +45,7 @@ export async function startHttpServer(app: H3, options: HttpServerOptions): Prom
   server.keepAliveTimeout = 5000;
   server.headersTimeout = headersTimeout;
   server.requestTimeout = 0; // long uploads are bounded by the size cap, not a clock
+  server.timeout = options.idleTimeoutMs ?? 120_000; // but a stalled one is closed
   server.on('clientError', answerClientError(options.log ?? (() => undefined)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

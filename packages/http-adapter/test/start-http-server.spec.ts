@@ -71,6 +71,41 @@ describe('startHttpServer', () => {
     expect(await inFlight).to.equal('ECONNRESET');
   });
 
+  it('closes a connection that carries nothing for its idle time (a stalled body), not one whose response keeps sending', async () => {
+    const app = new H3();
+    let bodyEnded = false;
+    app.post('/upload', async (event) => {
+      const req = event.runtime?.node?.req as http.IncomingMessage;
+      await new Promise<void>((resolve) => req.on('end', () => ((bodyEnded = true), resolve())).on('close', () => resolve()).resume());
+      return { ok: true };
+    });
+    app.get('/ticks', () => {
+      // Ten ticks, 50 ms apart: 500 ms in all, longer than the idle time but never idle.
+      let n = 0;
+      return new ReadableStream<string>({
+        async pull(controller) {
+          await new Promise((r) => setTimeout(r, 50));
+          if ((n += 1) > 10) controller.close();
+          else controller.enqueue('tick\n');
+        },
+      });
+    });
+    const server = await startHttpServer(app, { host: '127.0.0.1', port: 0, idleTimeoutMs: 200 });
+    try {
+      const stalled = http.request(`${server.url}/upload`, { method: 'POST', headers: { 'content-length': '1000' } });
+      const outcome = new Promise<string>((resolve) => {
+        stalled.on('response', (res) => resolve(`answered ${res.statusCode}`));
+        stalled.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      });
+      stalled.write('x'.repeat(100)); // a tenth of the body, then nothing
+      expect(await outcome).to.equal('ECONNRESET');
+      expect(bodyEnded).to.equal(false);
+      expect(await get(`${server.url}/ticks`)).to.deep.equal({ status: 200, body: 'tick\n'.repeat(10) });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('offers the app as a plain node:http listener', async () => {
     const server = http.createServer(toNodeListener(slowApp(Promise.resolve())));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,7 +1,7 @@
 /**
- * A serving instance's housekeeping of stored bytes as a module: on start, staged uploads no live
- * upload could still be writing are removed; then the retention sweep runs every few minutes (one
- * instance at a time). Deactivation stops the sweep.
+ * A serving instance's housekeeping of stored bytes as a module: at start and then every few
+ * minutes, the retention sweep (one instance at a time) and the removal of staged uploads no live
+ * upload could still be writing. Deactivation stops the sweep.
  * @module
  */
 import { ContainerModule } from 'inversify';
@@ -14,24 +14,25 @@ import { createLogger } from './log.js';
 import { startRetentionSweep, type RetentionSweep } from './retention-sweep.js';
 import { CONFIG, PORTS, RETENTION_SWEEP } from './tokens.js';
 
-/** Staged bytes untouched this long belong to a dead process (a live upload writes all the time). */
-export const ABANDONED_STAGING_MS = 24 * 3600 * 1000;
+/**
+ * Staged bytes untouched this long belong to a dead process: a live upload writes all the time,
+ * and a client that stops sending has its connection closed after two idle minutes.
+ */
+export const ABANDONED_STAGING_MS = 10 * 60 * 1000;
 
 export function retentionModule(): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind<RetentionSweep>(RETENTION_SWEEP)
       .toResolvedValue(
-        async (config: RunloadConfig, ports: RunloadPorts, db: Database) => {
-          const log = createLogger('retention');
-          // Only a starting server clears staging, and only what no live upload could still be writing.
-          const removed = await ports.blobs.removeAbandonedStaging(ABANDONED_STAGING_MS);
-          if (removed > 0) log('info', 'removed abandoned staged uploads', { removed });
-          return startRetentionSweep(ports.assets, ports.blobs, new KnexMaintenanceLease(db), ports.clock, {
+        (config: RunloadConfig, ports: RunloadPorts, db: Database) =>
+          // Servers clear staging (at start, then at each sweep), never a CLI command, and only what
+          // no live upload could still be writing.
+          startRetentionSweep(ports.assets, ports.blobs, new KnexMaintenanceLease(db), ports.clock, {
             owner: ownerName(config),
             everyMs: config.sweepSeconds * 1000,
-            log,
-          });
-        },
+            log: createLogger('retention'),
+            abandonedStagingMs: ABANDONED_STAGING_MS,
+          }),
         [CONFIG, PORTS, DATABASE],
       )
       .inSingletonScope()

@@ -1,4 +1,7 @@
-/** Runs the retention sweep every few minutes on a server (the lease lets one instance at a time do the work). */
+/**
+ * Runs the retention sweep every few minutes on a server (the lease lets one instance at a time
+ * do the work), and with it removes the staged uploads a killed process left behind.
+ */
 import { SweepExpiredAssets, type AssetRepository, type BlobStore, type Clock, type MaintenanceLease } from '@runload/core';
 import type { Logger } from './log.js';
 
@@ -12,7 +15,7 @@ export function startRetentionSweep(
   blobs: BlobStore,
   leases: MaintenanceLease,
   clock: Clock,
-  options: { owner: string; everyMs: number; log: Logger },
+  options: { owner: string; everyMs: number; log: Logger; abandonedStagingMs: number },
 ): RetentionSweep {
   // The lease outlives a slow sweep, and expires soon enough for another instance to take over.
   const sweep = new SweepExpiredAssets(assets, blobs, leases, clock, { owner: options.owner, leaseMs: Math.max(60_000, 3 * options.everyMs) });
@@ -21,12 +24,20 @@ export function startRetentionSweep(
   const tick = () => {
     if (busy) return; // a slow sweep is not joined by a second one of the same instance
     busy = true;
-    running = sweep.run().then(
+    const assetsSwept = sweep.run().then(
       (report) => {
         if (report && (report.assetsRemoved > 0 || report.blobsRemoved > 0)) options.log('info', 'retention sweep', { ...report });
       },
       (error: unknown) => options.log('warn', 'retention sweep failed; the next one retries', { error: String(error) }),
-    ).finally(() => (busy = false));
+    );
+    // Every instance, lease or not: staging may be its own (a local directory).
+    const stagingSwept = blobs.removeAbandonedStaging(options.abandonedStagingMs).then(
+      (removed) => {
+        if (removed > 0) options.log('info', 'removed abandoned staged uploads', { removed });
+      },
+      (error: unknown) => options.log('warn', 'could not remove abandoned staged uploads; the next sweep retries', { error: String(error) }),
+    );
+    running = Promise.all([assetsSwept, stagingSwept]).then(() => undefined).finally(() => (busy = false));
   };
   const timer = setInterval(tick, options.everyMs);
   timer.unref();
