@@ -17,6 +17,16 @@ describe('CreateRun input limits', () => {
     expect(error?.details).to.deep.equal([{ key: '3:text', reason: 'at most 65536 characters, got 65537' }]);
   });
 
+  it('counts a STRING in characters, not UTF-16 units: 65,536 emoji pass, one more is refused', async () => {
+    const w = await makeWorld();
+    const p = await w.principal();
+    const create = (text: string) => w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: { '3:text': text } } });
+    const { run } = await create('😀'.repeat(65_536));
+    expect(run.inputs['3:text']).to.equal('😀'.repeat(65_536));
+    const error = await failure(create(`${'😀'.repeat(65_536)}é`));
+    expect(error?.details).to.deep.equal([{ key: '3:text', reason: 'at most 65536 characters, got 65537' }]);
+  });
+
   it('says a number too large to represent (1e400 in JSON) is not finite, not that it is not a number', async () => {
     const w = await makeWorld();
     const p = await w.principal();

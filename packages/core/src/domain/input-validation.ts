@@ -37,12 +37,30 @@ function checkNumber(spec: InputSpec, value: unknown): string | null {
   return null;
 }
 
+/**
+ * Characters as Unicode counts them (code points, as ComfyUI's Python does): a character outside
+ * the Basic Multilingual Plane, an emoji say, is two UTF-16 units of a JavaScript string.
+ */
+function characters(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one character.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
+    }
+    count += 1;
+  }
+  return count;
+}
+
 /** The reason a value does not fit its input, or null when it fits. */
 export function checkValue(spec: InputSpec, value: unknown): string | null {
   switch (spec.type) {
     case 'STRING':
       if (typeof value !== 'string') return `expected a string, got ${describe(value)}`;
-      return value.length > MAX_STRING_CHARS ? `at most ${MAX_STRING_CHARS} characters, got ${value.length}` : null;
+      return value.length > MAX_STRING_CHARS && characters(value) > MAX_STRING_CHARS ? `at most ${MAX_STRING_CHARS} characters, got ${characters(value)}` : null;
     case 'INT':
     case 'FLOAT':
       return checkNumber(spec, value);
