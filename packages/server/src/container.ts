@@ -25,6 +25,7 @@ import {
   RATE_LIMITER,
   RUN_REPOSITORY,
   RUNLOAD_API,
+  runWindowHistory,
   SystemClock,
   WORK_SIGNAL,
   type Clock,
@@ -112,7 +113,10 @@ function coreModule(config: RunloadConfig, options: ContainerOptions, metrics: R
 /** Limits and work notifications in this process: one instance, no Redis. */
 function inProcessModule(): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(RATE_LIMITER).toResolvedValue((clock: Clock) => new InMemoryRateLimiter(clock), [CLOCK]).inSingletonScope();
+    // A restarted server starts its run windows from the runs written in them.
+    bind(RATE_LIMITER)
+      .toResolvedValue((clock: Clock, runs: RunRepository) => new InMemoryRateLimiter(clock, runWindowHistory(runs)), [CLOCK, RUN_REPOSITORY])
+      .inSingletonScope();
     bind(WORK_SIGNAL).toConstantValue(new InMemoryWorkSignal());
   });
 }

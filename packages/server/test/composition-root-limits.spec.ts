@@ -76,3 +76,39 @@ describe('composition root with a fake clock', function () {
     expect(readdirSync(path.join(data.dir, 'uploads'))).to.deep.equal([]);
   });
 });
+
+describe('a restarted server with the in-process limiter', function () {
+  this.timeout(60_000);
+  const data = tempDataDir();
+  after(() => data.remove());
+
+  it('starts its run windows from the runs written in them before the restart', async () => {
+    const T1 = Date.UTC(2026, 6, 1, 11, 6, 0);
+    const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0' }, REPO_ROOT);
+    const open = async (at: number) => {
+      const clock = new FakeClock(at);
+      const runtime = await openRuntime(config, { dispatch: false, clock, executor: new InMemoryExecutor() });
+      return { clock, runtime, server: await startServer(runtime) };
+    };
+    const first = await open(T1);
+    const account = await first.runtime.api.accounts.create('Ada', 'starter');
+    const auth = { authorization: `Bearer ${(await first.runtime.api.apiKeys.create(account.id)).apiKey}` };
+    const app = (await first.runtime.api.apps.publish({ name: 'x', workflow: { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'a', images: ['2', 0] } } } })).id;
+    const run = (url: string) => fetch(`${url}/api/v1/apps/${app}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
+    for (let i = 0; i < 10; i += 1) expect((await run(first.server.url)).status).to.equal(201);
+    await first.runtime.close();
+
+    const second = await open(T1 + 30_000); // the same minute
+    try {
+      const refused = await run(second.server.url);
+      expect(refused.status, 'the minute window still holds the 10 runs written before the restart').to.equal(429);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).to.equal('Rate limit exceeded: 10 runs per minute for the starter tier');
+      second.clock.set(T1 + 60_000);
+      const next = await run(second.server.url);
+      expect(next.status).to.equal(201);
+      expect(next.headers.get('x-ratelimit-hour-remaining'), '100 an hour, 11 used').to.equal('89');
+    } finally {
+      await second.runtime.close();
+    }
+  });
+});

@@ -165,6 +165,19 @@ export class KnexRunRepository implements RunRepository {
     });
   }
 
+  countCreated(accountId: string, from: Date, to: Date): Promise<number> {
+    return guarded(async () => {
+      // A range of runs_by_account (account_id, created_at, id).
+      const row = await this.db('runs')
+        .where({ account_id: accountId })
+        .where('created_at', '>=', from.getTime())
+        .where('created_at', '<', to.getTime())
+        .count<{ n: number | string }[]>({ n: '*' })
+        .first();
+      return Number(row?.n ?? 0);
+    });
+  }
+
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     return guarded(() => this.estimates.add(accountId));
   }

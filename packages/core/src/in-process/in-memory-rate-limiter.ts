@@ -1,23 +1,35 @@
 /**
  * Fixed-window counters in this process. The standalone server's default limiter: exact within
- * one process (each call runs to completion before another starts, as it never awaits midway).
+ * one process (each decision runs to completion before another starts, as it never awaits
+ * midway). Windows that began before the limiter was made (a restarted server) start from what
+ * `history` says they counted, where it knows (the run windows, from the runs written).
  * @module
  */
 import { PERIOD_MS, windowStart } from '../domain/limits.js';
 import type { Clock } from '../ports/clock.js';
-import type { LimitDecision, RateLimiter, WindowSpec, WindowState } from '../ports/rate-limiter.js';
+import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
 
 export class InMemoryRateLimiter implements RateLimiter {
   private readonly counts = new Map<string, { count: number; endsAt: number }>();
+  /** The windows open when this limiter was made, each read once from `history`. */
+  private readonly recalled = new Map<string, { done: Promise<void>; endsAt: number }>();
+  private readonly madeAtMs: number;
   private lastSweep = 0;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly history?: WindowHistory,
+  ) {
+    this.madeAtMs = clock.nowMs();
+  }
 
   async consume(windows: readonly WindowSpec[]): Promise<LimitDecision> {
+    await this.recall(windows);
     return this.decide(windows, true);
   }
 
   async peek(windows: readonly WindowSpec[]): Promise<LimitDecision> {
+    await this.recall(windows);
     return this.decide(windows, false);
   }
 
@@ -27,6 +39,42 @@ export class InMemoryRateLimiter implements RateLimiter {
       const entry = this.counts.get(key(w.name, w.subject, w.period, w.windowStartMs));
       if (entry && entry.count > 0) entry.count -= 1;
     }
+  }
+
+  /**
+   * Adds to each window that began before this limiter what `history` says it counted by then, once
+   * per window; calls wait for that first read, then decide without awaiting, as always.
+   */
+  private async recall(windows: readonly WindowSpec[]): Promise<void> {
+    if (!this.history) return;
+    const now = this.clock.nowMs();
+    const waits: Promise<void>[] = [];
+    for (const spec of windows) {
+      const start = windowStart(spec.period, now);
+      if (start >= this.madeAtMs) continue; // counted here from its first call
+      const k = key(spec.name, spec.subject, spec.period, start);
+      let recalled = this.recalled.get(k);
+      if (!recalled) {
+        const end = start + PERIOD_MS[spec.period];
+        const counted = this.history(spec, start, this.madeAtMs);
+        if (counted === null) continue;
+        const done = counted.then(
+          (n) => {
+            const entry = this.counts.get(k) ?? { count: 0, endsAt: end };
+            entry.count += n;
+            this.counts.set(k, entry);
+          },
+          (error: unknown) => {
+            this.recalled.delete(k); // the next call asks again
+            throw error;
+          },
+        );
+        recalled = { done, endsAt: end };
+        this.recalled.set(k, recalled);
+      }
+      waits.push(recalled.done);
+    }
+    if (waits.length > 0) await Promise.all(waits);
   }
 
   private decide(windows: readonly WindowSpec[], count: boolean): LimitDecision {
@@ -67,6 +115,7 @@ export class InMemoryRateLimiter implements RateLimiter {
     if (now - this.lastSweep < 1000 && now >= this.lastSweep) return;
     this.lastSweep = now;
     for (const [k, entry] of this.counts) if (entry.endsAt <= now) this.counts.delete(k);
+    for (const [k, entry] of this.recalled) if (entry.endsAt <= now) this.recalled.delete(k);
   }
 }
 

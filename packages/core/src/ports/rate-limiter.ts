@@ -14,6 +14,12 @@ export interface WindowSpec {
   readonly limit: number;
 }
 
+/**
+ * What a window counted from `fromMs` to `toMs`, from a durable record, or null when nothing
+ * records it: how a limiter made mid-window (a restarted process) starts that window.
+ */
+export type WindowHistory = (spec: WindowSpec, fromMs: number, toMs: number) => Promise<number> | null;
+
 export interface WindowState {
   readonly name: string;
   readonly subject: string;

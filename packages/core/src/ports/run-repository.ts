@@ -146,6 +146,11 @@ export interface RunRepository {
   /** Number of the account's runs that are not terminal. */
   countActive(accountId: string): Promise<number>;
   /**
+   * Number of runs the account created from `from` (included) to `to` (excluded), whatever became
+   * of them: what a rate window counted before the process that keeps it started.
+   */
+  countCreated(accountId: string, from: Date, to: Date): Promise<number>;
+  /**
    * Sum over the account's non-terminal runs of their app version's mean `gpuSeconds` over its
    * last 20 finished runs (0 for a version with none).
    */

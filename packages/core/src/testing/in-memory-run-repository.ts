@@ -179,6 +179,12 @@ export class InMemoryRunRepository implements RunRepository {
     return n;
   }
 
+  async countCreated(accountId: string, from: Date, to: Date): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values()) if (r.accountId === accountId && r.createdAt >= from && r.createdAt < to) n += 1;
+    return n;
+  }
+
   async estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     const means = new Map<string, number>();
     let total = 0;

@@ -564,6 +564,14 @@ export function describeRunRepositoryContract(
         expect(await runs.countActive(OTHER_ACCOUNT)).to.equal(1);
       });
 
+      it('counts the runs an account created in a span of time, whatever became of them', async () => {
+        await store(queued(0), queued(1, { status: 'succeeded' }), queued(2, { status: 'failed' }), queued(3), queued(2, { accountId: OTHER_ACCOUNT }));
+        expect(await runs.countCreated(ACCOUNT, at(1), at(3)), 'from included, to excluded').to.equal(2);
+        expect(await runs.countCreated(ACCOUNT, at(0), at(4))).to.equal(4);
+        expect(await runs.countCreated(OTHER_ACCOUNT, at(0), at(4))).to.equal(1);
+        expect(await runs.countCreated(ACCOUNT, at(4), at(60))).to.equal(0);
+      });
+
       it('estimates GPU seconds in flight from each app version’s last 20 finished runs, whoever ran them', async () => {
         const finished = (minute: number, gpuSeconds: number, extra: Partial<Run> = {}) =>
           queued(minute, { status: 'succeeded', finishedAt: at(minute + 0.5), metrics: { queueMs: 1, runMs: 1, gpuSeconds }, ...extra });

@@ -8,7 +8,7 @@ import { CoreError } from '../domain/errors.js';
 import { monthBounds, WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
-import type { LimitDecision, RateLimiter, WindowSpec, WindowState } from '../ports/rate-limiter.js';
+import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
 
 export interface GpuQuotaState {
@@ -31,6 +31,15 @@ export interface RunLimitsView {
 
 export interface Admission extends RunLimitsView {
   readonly decision: LimitDecision;
+}
+
+/**
+ * The run windows count the runs written (CONTRACT 6), so a limiter made mid-window (a restarted
+ * server) reads what they counted back from the runs; other windows it cannot know.
+ */
+export function runWindowHistory(runs: RunRepository): WindowHistory {
+  return (spec, fromMs, toMs) =>
+    spec.name === WINDOW.runMinute || spec.name === WINDOW.runHour ? runs.countCreated(spec.subject, new Date(fromMs), new Date(toMs)) : null;
 }
 
 export class RunAdmission {
