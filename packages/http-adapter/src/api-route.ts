@@ -75,7 +75,11 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       const hasHour = windows.some((w) => w.period === 'hour');
       if (kind === 'run' && principal && (!hasHour || quota === null)) {
         // The request failed before the run windows were consumed: show their state anyway.
-        const view = await deps.api.runAdmission.peek(principal.account).catch(() => null);
+        const view = await deps.api.runAdmission.peek(principal.account).catch((error: unknown) => {
+          // The answer goes out without the hour and quota headers rather than not at all.
+          log('warn', 'could not read the run limits for the response headers', { error: describeError(error) });
+          return null;
+        });
         if (view) {
           if (!hasHour) windows = [...windows, ...view.windows];
           quota = view.quota;
