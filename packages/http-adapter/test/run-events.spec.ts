@@ -136,6 +136,23 @@ for (const transport of TRANSPORTS) {
       await until(() => h.api.runStreams.openCount() === 0, 'every stream to be forgotten');
     });
 
+    it('holds a stream slot 15 s past its last renewal, so a killed instance frees its streams within 15 s', async () => {
+      const u = await h.user('ultra');
+      const runId = await newRun(u.auth);
+      const readers: SseReader[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        const r = new SseReader(await open(u.auth, runId));
+        await r.next();
+        readers.push(r);
+      }
+      const opened = h.clock.nowMs();
+      const newcomer = (at: number) => h.ports.streamSlots.acquire(u.accountId, `newcomer-${at}`, 20, new Date(at), new Date(at + 15_000));
+      expect(await newcomer(opened + 14_999), 'the 20 slots still held').to.equal(false);
+      expect(await newcomer(opened + 15_001), 'lapsed, as a dead instance renews them no more').to.equal(true);
+      for (const r of readers) await r.cancel();
+      await until(() => h.api.runStreams.openCount() === 0, 'every stream to be forgotten');
+    });
+
     if (transport === 'node') {
       it('keeps memory flat over 1,000 streams opened and closed', async function () {
         this.timeout(120_000);

@@ -21,6 +21,11 @@ export const MAX_STREAMS_PER_ACCOUNT = 20;
 export interface RunStreamsOptions {
   readonly pollMs?: number;
   readonly heartbeatMs?: number;
+  /**
+   * How long a stream's slot holds without renewal (default 15 s; renewed every third of it): the
+   * time the slots of a killed instance's streams still count against their accounts.
+   */
+  readonly slotLeaseMs?: number;
   readonly maxPerAccount?: number;
 }
 
@@ -56,9 +61,11 @@ export class RunStreams {
   private readonly watchers = new Set<Watcher>();
   private readonly pollMs: number;
   private readonly heartbeatMs: number;
+  private readonly slotLeaseMs: number;
   private readonly max: number;
   private pollTimer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private polling: Promise<void> | null = null;
   private again = false;
@@ -74,6 +81,7 @@ export class RunStreams {
   ) {
     this.pollMs = options.pollMs ?? 250;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.slotLeaseMs = options.slotLeaseMs ?? 15_000;
     this.max = options.maxPerAccount ?? MAX_STREAMS_PER_ACCOUNT;
   }
 
@@ -129,8 +137,8 @@ export class RunStreams {
   }
 
   private slotUntil(): Date {
-    // Three heartbeats: a live stream renews long before; a dead instance's slots lapse soon after.
-    return new Date(this.clock.nowMs() + 3 * this.heartbeatMs);
+    // Renewed three times per lease: a live stream never lapses; a dead instance's slots soon do.
+    return new Date(this.clock.nowMs() + this.slotLeaseMs);
   }
 
   private async view(run: Run): Promise<RunView> {
@@ -140,15 +148,17 @@ export class RunStreams {
   private busy(): void {
     if (this.pollTimer) return; // already following (the last stream closed and a new one opened in between)
     this.pollTimer = setInterval(() => void this.poll(true), this.pollMs);
-    this.heartbeatTimer = setInterval(() => void this.beat(), this.heartbeatMs);
+    this.heartbeatTimer = setInterval(() => this.beat(), this.heartbeatMs);
+    this.leaseTimer = setInterval(() => void this.renewSlots(), this.slotLeaseMs / 3);
     this.unsubscribe = this.signal.subscribe(() => void this.poll(false));
   }
 
   private idle(): void {
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.unsubscribe?.();
-    this.pollTimer = this.heartbeatTimer = null;
+    this.pollTimer = this.heartbeatTimer = this.leaseTimer = null;
     this.unsubscribe = null;
   }
 
@@ -200,9 +210,12 @@ export class RunStreams {
     if (this.watchers.size === 0) this.idle();
   }
 
-  private async beat(): Promise<void> {
-    const watching = [...this.watchers];
-    for (const w of watching) w.sink.heartbeat();
-    await this.slots.renew(watching.map((w) => w.holder), this.slotUntil()).catch(() => undefined);
+  private beat(): void {
+    for (const w of this.watchers) w.sink.heartbeat();
+  }
+
+  private async renewSlots(): Promise<void> {
+    const holders = [...this.watchers].map((w) => w.holder);
+    await this.slots.renew(holders, this.slotUntil()).catch(() => undefined); // the next renewal tries again
   }
 }
