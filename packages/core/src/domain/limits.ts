@@ -39,23 +39,43 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   retention: { uploads_days: 7, outputs_days: 30 },
 };
 
+/** The longest queue or run time a limits file may set: a year (time arithmetic stays exact). */
+export const MAX_LIMIT_SECONDS = 365 * 24 * 3600;
+/** The longest retention a limits file may set, in days (use null to keep assets forever). */
+export const MAX_RETENTION_DAYS = 36_500;
+
+const LIMIT_FIELDS = ['general_per_minute', 'auth_failures_per_minute', 'max_queue_seconds', 'max_run_seconds', 'tiers', 'retention'];
+const TIER_FIELDS = ['runs_per_minute', 'runs_per_hour', 'gpu_seconds_per_month'];
+const RETENTION_FIELDS = ['uploads_days', 'outputs_days'];
+
+/** A misspelt field would be ignored and its default kept without a word: refused instead. */
+function refuseUnknown(object: Record<string, unknown>, known: readonly string[], where: string): void {
+  const unknown = Object.keys(object).find((k) => !known.includes(k));
+  if (unknown !== undefined) throw new TypeError(`limits: unknown field ${where}${JSON.stringify(unknown)} (known: ${known.join(', ')})`);
+}
+
 /** Overlays a partial limits object (a limits file) on the defaults; every field left out keeps its default. */
 export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMITS): LimitsConfig {
   if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
     throw new TypeError('The limits file must hold a JSON object');
   }
   const p = partial as Record<string, unknown>;
-  const num = (name: string, fallback: number): number => {
+  refuseUnknown(p, LIMIT_FIELDS, '');
+  const num = (name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
     const v = p[name];
     if (v === undefined) return fallback;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`limits: ${name} must be a non-negative number`);
+    if (v > max) throw new TypeError(`limits: ${name} must be at most ${max}`);
     return v;
   };
   const tiersIn = (p['tiers'] ?? {}) as Record<string, unknown>;
-  if (typeof tiersIn !== 'object' || tiersIn === null) throw new TypeError('limits: tiers must be an object');
+  if (typeof tiersIn !== 'object' || tiersIn === null || Array.isArray(tiersIn)) throw new TypeError('limits: tiers must be an object');
+  refuseUnknown(tiersIn, TIERS, 'in tiers: ');
   const tiers = {} as Record<Tier, TierLimits>;
   for (const tier of TIERS) {
     const t = (tiersIn[tier] ?? {}) as Record<string, unknown>;
+    if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new TypeError(`limits: tiers.${tier} must be an object`);
+    refuseUnknown(t, TIER_FIELDS, `in tiers.${tier}: `);
     const baseTier = base.tiers[tier];
     const field = (name: keyof TierLimits): number => {
       const v = t[name];
@@ -68,8 +88,8 @@ export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMIT
   return {
     general_per_minute: num('general_per_minute', base.general_per_minute),
     auth_failures_per_minute: num('auth_failures_per_minute', base.auth_failures_per_minute),
-    max_queue_seconds: num('max_queue_seconds', base.max_queue_seconds),
-    max_run_seconds: num('max_run_seconds', base.max_run_seconds),
+    max_queue_seconds: num('max_queue_seconds', base.max_queue_seconds, MAX_LIMIT_SECONDS),
+    max_run_seconds: num('max_run_seconds', base.max_run_seconds, MAX_LIMIT_SECONDS),
     tiers,
     retention: mergeRetention(p['retention'], base.retention),
   };
@@ -79,11 +99,14 @@ function mergeRetention(raw: unknown, base: RetentionConfig): RetentionConfig {
   if (raw === undefined) return base;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError('limits: retention must be an object');
   const r = raw as Record<string, unknown>;
+  refuseUnknown(r, RETENTION_FIELDS, 'in retention: ');
   const days = (name: keyof RetentionConfig): number | null => {
     const v = r[name];
     if (v === undefined) return base[name];
     if (v === null) return null;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new TypeError(`limits: retention.${name} must be a positive number of days or null`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > MAX_RETENTION_DAYS) {
+      throw new TypeError(`limits: retention.${name} must be a positive number of days up to ${MAX_RETENTION_DAYS}, or null`);
+    }
     return v;
   };
   return { uploads_days: days('uploads_days'), outputs_days: days('outputs_days') };
