@@ -58,6 +58,24 @@ function list(raw: string | undefined): string[] {
   return (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
+/**
+ * A ComfyUI server's URL is its name in /healthz, /metrics, logs and error messages, so it must
+ * parse, and carry no credentials (they would be shown there).
+ */
+function checkComfyUiUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" is not a valid URL`);
+  }
+  if (!/^https?:$/.test(parsed.protocol) || !/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" is not an http(s) URL`);
+  if (parsed.username || parsed.password) {
+    throw new ConfigError('RUNLOAD_COMFYUI_URLS: a URL with credentials would show them in /healthz, /metrics and the logs; reach ComfyUI on a private network instead');
+  }
+  if (parsed.search || parsed.hash) throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" must be the server's base URL, without a query or fragment`);
+}
+
 function readLimits(file: string | undefined, cwd: string): LimitsConfig {
   if (!file) return DEFAULT_LIMITS;
   const full = path.resolve(cwd, file);
@@ -89,9 +107,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const redisUrl = env['RUNLOAD_REDIS_URL']?.trim() || null;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('RUNLOAD_REDIS_URL must be a redis:// URL');
   const comfyUiUrls = env['RUNLOAD_COMFYUI_URLS'] === undefined ? ['http://127.0.0.1:8188'] : list(env['RUNLOAD_COMFYUI_URLS']);
-  for (const url of comfyUiUrls) {
-    if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" is not an http(s) URL`);
-  }
+  // Set but empty: an instance with no backend (uploads, reads, maintenance); runs answer 503.
+  for (const url of comfyUiUrls) checkComfyUiUrl(url);
   return {
     host: env['RUNLOAD_HOST']?.trim() || '127.0.0.1',
     port: integer(env, 'RUNLOAD_PORT', 8080, 0, 65535),

@@ -1,0 +1,34 @@
+/** The configuration read from the environment: what it refuses to start with, in one line. */
+import { expect } from 'chai';
+import { loadConfig } from '@runload/server';
+
+const refusal = (urls: string) => {
+  try {
+    loadConfig({ RUNLOAD_COMFYUI_URLS: urls });
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
+describe('configuration: RUNLOAD_COMFYUI_URLS', () => {
+  it('refuses a URL with credentials, which /healthz, /metrics and the logs would show', () => {
+    expect(refusal('http://127.0.0.1:8188,http://admin:s3cr3t@gpu-2:8188')).to.equal(
+      'RUNLOAD_COMFYUI_URLS: a URL with credentials would show them in /healthz, /metrics and the logs; reach ComfyUI on a private network instead',
+    );
+  });
+
+  it('refuses what is no http(s) base URL: a space in the host, a port out of range, a broken IPv6, another scheme, a query', () => {
+    expect(refusal('http://a b:8188')).to.equal('RUNLOAD_COMFYUI_URLS: "http://a b:8188" is not a valid URL');
+    expect(refusal('http://127.0.0.1:99999')).to.equal('RUNLOAD_COMFYUI_URLS: "http://127.0.0.1:99999" is not a valid URL');
+    expect(refusal('http://[::1')).to.equal('RUNLOAD_COMFYUI_URLS: "http://[::1" is not a valid URL');
+    expect(refusal('ftp://gpu-1')).to.equal('RUNLOAD_COMFYUI_URLS: "ftp://gpu-1" is not an http(s) URL');
+    expect(refusal('http://gpu-1:8188?token=x')).to.equal(`RUNLOAD_COMFYUI_URLS: "http://gpu-1:8188?token=x" must be the server's base URL, without a query or fragment`);
+  });
+
+  it('takes base URLs, with or without a path or a trailing slash, and an empty list (an instance with no backend)', () => {
+    expect(loadConfig({ RUNLOAD_COMFYUI_URLS: 'http://gpu-1:8188/, https://gpu.example.com/comfy' }).comfyUiUrls).to.deep.equal(['http://gpu-1:8188', 'https://gpu.example.com/comfy']);
+    expect(loadConfig({ RUNLOAD_COMFYUI_URLS: '' }).comfyUiUrls).to.deep.equal([]);
+    expect(loadConfig({}).comfyUiUrls).to.deep.equal(['http://127.0.0.1:8188']);
+  });
+});
