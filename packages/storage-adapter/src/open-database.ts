@@ -27,10 +27,20 @@ export function dialectOf(db: Knex): Dialect {
   return db.client.config.client === 'pg' ? 'postgres' : 'sqlite';
 }
 
+/**
+ * knex's own messages (a failed connection attempt, a deprecation) go to stderr: it would print
+ * them on stdout, where the CLI writes its results (`--json`).
+ */
+const toStderr = (message: unknown) => {
+  process.stderr.write(`knex: ${(message instanceof Error ? message.message : String(message)).split('\n')[0]}\n`);
+};
+const KNEX_LOG = { warn: toStderr, error: toStderr, deprecate: toStderr, debug: () => undefined };
+
 export function openDatabase(config: DatabaseConfig): Knex {
   if (config.url) {
     return knexFactory({
       client: 'pg',
+      log: KNEX_LOG,
       connection: config.url,
       ...(config.schema ? { searchPath: [config.schema] } : {}),
       pool: {
@@ -55,6 +65,7 @@ export function openDatabase(config: DatabaseConfig): Knex {
   const turns = new WriteTurns(busyTimeoutMs > 0 ? busyTimeoutMs : 10_000);
   return knexFactory({
     client: 'sqlite3',
+    log: KNEX_LOG,
     connection: { filename: path.join(config.dataDir, 'runload.sqlite') },
     useNullAsDefault: true,
     pool: {

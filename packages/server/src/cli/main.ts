@@ -28,10 +28,12 @@ async function main(argv: readonly string[]): Promise<number> {
     },
   });
   const json = values.json === true;
-  if (values.help || positionals.length === 0) {
+  if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    return positionals.length === 0 && !values.help ? 2 : 0;
+    return 0;
   }
+  // No command is a usage error: on stderr, so stdout stays empty (or one JSON object with --json).
+  if (positionals.length === 0) throw new UsageError('no command given');
   const config = loadConfig();
   if (positionals[0] === 'serve') {
     await serve(config);
@@ -66,7 +68,12 @@ function report(error: unknown, json: boolean): number {
     process.stderr.write(json ? `${JSON.stringify({ error: { code, message: error.message } })}\n` : `error: ${error.message}\n`);
     return 1;
   }
-  process.stderr.write(`error: ${(error as Error).stack ?? String(error)}\n`);
+  // Anything else (a port taken, a database unreachable, a data directory that is a file): one line
+  // naming it, with the system's code; the stack only with RUNLOAD_LOG_LEVEL=debug.
+  const message = error instanceof Error ? error.message : String(error);
+  const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'UNEXPECTED_ERROR';
+  const stack = process.env['RUNLOAD_LOG_LEVEL'] === 'debug' && error instanceof Error ? `\n${error.stack}` : '';
+  process.stderr.write(json ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}${stack}\n`);
   return 1;
 }
 
@@ -76,6 +83,8 @@ main(argv).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    process.exitCode = report(error, argv.includes('--json'));
+    // Exits at once: a failed start may leave timers or a connection pool that would keep the
+    // process alive without serving (stderr is written synchronously to a file or a pipe).
+    process.exit(report(error, argv.includes('--json')));
   },
 );
