@@ -62,6 +62,9 @@ function list(raw: string | undefined): string[] {
  * A ComfyUI server's URL is its name in /healthz, /metrics, logs and error messages, so it must
  * parse, and carry no credentials (they would be shown there).
  */
+/** pino's levels, which the logger takes from RUNLOAD_LOG_LEVEL as it is. */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
 function checkComfyUiUrl(url: string): void {
   let parsed: URL;
   try {
@@ -109,6 +112,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const comfyUiUrls = env['RUNLOAD_COMFYUI_URLS'] === undefined ? ['http://127.0.0.1:8188'] : list(env['RUNLOAD_COMFYUI_URLS']);
   // Set but empty: an instance with no backend (uploads, reads, maintenance); runs answer 503.
   for (const url of comfyUiUrls) checkComfyUiUrl(url);
+  const logLevel = env['RUNLOAD_LOG_LEVEL'];
+  if (logLevel && !LOG_LEVELS.includes(logLevel)) throw new ConfigError(`RUNLOAD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
     host: env['RUNLOAD_HOST']?.trim() || '127.0.0.1',
     port: integer(env, 'RUNLOAD_PORT', 8080, 0, 65535),

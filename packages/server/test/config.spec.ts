@@ -32,3 +32,10 @@ describe('configuration: RUNLOAD_COMFYUI_URLS', () => {
     expect(loadConfig({}).comfyUiUrls).to.deep.equal(['http://127.0.0.1:8188']);
   });
 });
+
+describe('configuration: RUNLOAD_LOG_LEVEL', () => {
+  it('refuses a level the logger does not have, in one line', () => {
+    expect(() => loadConfig({ RUNLOAD_LOG_LEVEL: 'verbose' })).to.throw('RUNLOAD_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "verbose"');
+    expect(() => loadConfig({ RUNLOAD_LOG_LEVEL: 'debug' })).to.not.throw();
+  });
+});
