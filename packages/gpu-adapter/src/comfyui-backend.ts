@@ -29,6 +29,8 @@ export interface BackendOptions {
 /** Uploads go to their own input subfolder, named by asset id (so the same asset dedupes). */
 const MEDIA_SUBFOLDER = 'runload';
 const TRANSFER_TIMEOUT_MS = 10 * 60_000;
+/** A transfer in which nothing moves for this long has stalled (a server saving a large upload answers well within it). */
+const TRANSFER_IDLE_MS = 30_000;
 const PROBE_TIMEOUT_MS = 2000;
 /** How often a server's node classes and model lists are read again (besides after a reconnect). */
 const CAPABILITIES_REFRESH_MS = 3 * 60_000;
@@ -186,7 +188,7 @@ export class ComfyUiBackend {
       { field: 'image', filename: name, contentType: file.contentType, content: await file.open() },
     );
     const body = new StreamedBody(multipart.body, multipart.contentType);
-    const result = await this.http.request('POST', '/upload/image', body, { timeoutMs: TRANSFER_TIMEOUT_MS });
+    const result = await this.http.request('POST', '/upload/image', body, { timeoutMs: TRANSFER_TIMEOUT_MS, idleMs: TRANSFER_IDLE_MS });
     const uploaded = (result.body ?? {}) as { name?: unknown; subfolder?: unknown };
     if (result.status === 200 && typeof uploaded.name === 'string') {
       const value = typeof uploaded.subfolder === 'string' && uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
@@ -212,13 +214,13 @@ export class ComfyUiBackend {
     const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
     const path = `/view?${query.toString()}`;
     // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch again.
-    let first: StreamedResponse | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS);
+    let first: StreamedResponse | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS);
     const contentType = outputContentType(ref.filename, first.contentType);
     return {
       filename: ref.filename,
       contentType,
       open: async () => {
-        const res = first ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS));
+        const res = first ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS));
         first = null;
         return res.body;
       },

@@ -21,6 +21,8 @@ export interface HttpResult {
 
 export interface RequestOptions {
   readonly timeoutMs?: number;
+  /** Fails the exchange once no byte has moved either way for this long (transfers, whose total is long). */
+  readonly idleMs?: number;
   /** Return 5xx answers instead of throwing (the server did answer: e.g. it failed on our prompt). */
   readonly allowServerErrors?: boolean;
 }
@@ -59,7 +61,7 @@ export class ComfyUiHttp {
     let res: IncomingMessage;
     let text: string;
     try {
-      res = await this.send(method, path, body, options.timeoutMs ?? this.timeoutMs);
+      res = await this.send(method, path, body, options.timeoutMs ?? this.timeoutMs, options.idleMs);
       text = await readText(res);
     } catch (error) {
       throw this.unreachable(`${method} ${short(path)}`, error);
@@ -87,11 +89,15 @@ export class ComfyUiHttp {
     return result.body as T;
   }
 
-  /** A streamed GET (downloads): the answer, its body not yet read. */
-  async stream(path: string, timeoutMs: number): Promise<StreamedResponse> {
+  /**
+   * A streamed GET (downloads): the answer, its body not yet read. The exchange fails after
+   * `timeoutMs` in all, or once nothing moved for `idleMs` (a server that stopped answering must
+   * not hold a run's outcome, and a stopping server, for the whole of `timeoutMs`).
+   */
+  async stream(path: string, timeoutMs: number, idleMs?: number): Promise<StreamedResponse> {
     let res: IncomingMessage;
     try {
-      res = await this.send('GET', path, undefined, timeoutMs);
+      res = await this.send('GET', path, undefined, timeoutMs, idleMs);
     } catch (error) {
       throw this.unreachable(`GET ${short(path)}`, error);
     }
@@ -108,19 +114,19 @@ export class ComfyUiHttp {
   }
 
   /** Sends the request; resolves with the answer once its headers came. */
-  private async send(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<IncomingMessage> {
+  private async send(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number): Promise<IncomingMessage> {
     try {
-      return await this.sendOnce(method, path, body, timeoutMs);
+      return await this.sendOnce(method, path, body, timeoutMs, idleMs);
     } catch (error) {
       // A kept connection the server closed as it was reused: the request never reached it.
       if (method === 'GET' && (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
-        return this.sendOnce(method, path, body, timeoutMs);
+        return this.sendOnce(method, path, body, timeoutMs, idleMs);
       }
       throw error;
     }
   }
 
-  private sendOnce(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<IncomingMessage> {
+  private sendOnce(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number): Promise<IncomingMessage> {
     const headers: Record<string, string | number> = {};
     let payload: string | Readable | null = null;
     if (body instanceof StreamedBody) {
@@ -133,7 +139,20 @@ export class ComfyUiHttp {
     }
     return new Promise((resolve, reject) => {
       // The timeout covers the whole exchange, the body's bytes included, as fetch's signal did.
-      const req = this.transport.request(`${this.baseUrl}${path}`, { method, headers, agent: this.agent, signal: AbortSignal.timeout(timeoutMs) }, resolve);
+      let answer: IncomingMessage | null = null;
+      const req = this.transport.request(`${this.baseUrl}${path}`, { method, headers, agent: this.agent, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+        answer = res;
+        resolve(res);
+      });
+      // The socket's inactivity, while the answer's body is read too (its reader gets this error);
+      // the whole exchange stays bounded by the signal.
+      if (idleMs !== undefined) {
+        req.setTimeout(idleMs, () => {
+          const stalled = new Error(`nothing received for ${idleMs} ms`);
+          (answer as IncomingMessage | null)?.destroy(stalled);
+          req.destroy(stalled);
+        });
+      }
       req.once('error', (error: Error & { reusedSocket?: boolean }) => {
         error.reusedSocket = req.reusedSocket;
         reject(error);

@@ -117,4 +117,38 @@ describe('HTTP calls to a ComfyUI server', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('fails a download once nothing moved for its idle time: no answer at all, or a body that stops midway', async () => {
+    let stallBody = false;
+    const server = createServer((req, res) => {
+      if (!stallBody) return; // never answers
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': '1000' });
+      res.write(Buffer.alloc(100)); // a tenth, then nothing
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const http = new ComfyUiHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 5000);
+    try {
+      const started = Date.now();
+      const unanswered = await http.stream('/view?filename=a.png', 600_000, 200).then(
+        () => null,
+        (e: Error & { code?: string }) => e,
+      );
+      expect(unanswered?.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(unanswered?.message).to.match(/unreachable \(GET \/view\?filename=a\.png\): nothing received for 200 ms/);
+      stallBody = true;
+      const { body } = await http.stream('/view?filename=a.png', 600_000, 200);
+      const read = await (async () => {
+        for await (const chunk of body) void chunk;
+      })().then(
+        () => 'read to the end',
+        (e: Error) => e.message,
+      );
+      expect(read).to.equal('nothing received for 200 ms');
+      expect(Date.now() - started, 'both within their idle time, not the 10-minute total').to.be.below(5000);
+    } finally {
+      http.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
