@@ -26,4 +26,11 @@ describe('ManageApps.publish', () => {
     const bad = await w.api.apps.publish({ name: 'n', workflow: w.app.workflow, expose: ['3:nope'] }).catch((e: unknown) => e);
     expect(CoreError.hasCode(bad, 'INVALID_WORKFLOW')).to.equal(true);
   });
+
+  it('refuses an input exposed twice and an app id that is no UUID', async () => {
+    const w = await makeWorld();
+    const message = (p: Promise<unknown>) => p.then(() => 'published', (e: Error & { code?: string }) => `${e.code}: ${e.message}`);
+    expect(await message(w.api.apps.publish({ name: 'e', workflow: w.app.workflow, expose: ['1:image', '3:text', '1:image'] }))).to.equal('INVALID_WORKFLOW: --expose names 1:image twice');
+    expect(await message(w.api.apps.publish({ name: 'a', workflow: w.app.workflow, appId: 'not-a-uuid' }))).to.equal('INVALID_REQUEST: --app must be an app id (a UUID), got "not-a-uuid"');
+  });
 });

@@ -150,6 +150,8 @@ export function deriveInputs(workflow: Workflow, catalog: Readonly<Record<string
     }
   }
   if (!expose) return all;
+  const twice = expose.find((k, i) => expose.indexOf(k) !== i);
+  if (twice !== undefined) throw new CoreError('INVALID_WORKFLOW', `--expose names ${twice} twice`);
   const byKey = new Map(all.map((s) => [s.key, s]));
   const missing = expose.filter((k) => !byKey.has(k));
   if (missing.length > 0) {

@@ -1,6 +1,7 @@
 /** Operator commands on apps: publish a workflow as a new immutable version, delete, list. */
 import type { AppVersion, InputSpec } from '../../domain/app-version.js';
 import { CoreError } from '../../domain/errors.js';
+import { isUuid } from '../../domain/input-validation.js';
 import { deriveInputs, parseWorkflow } from '../../domain/workflow.js';
 import type { AppVersionRepository } from '../../ports/app-version-repository.js';
 import type { Clock } from '../../ports/clock.js';
@@ -28,6 +29,7 @@ export class ManageApps {
   /** @throws CoreError INVALID_WORKFLOW, INVALID_REQUEST */
   async publish(command: PublishCommand): Promise<AppVersion> {
     if (command.name.trim().length === 0) throw new CoreError('INVALID_REQUEST', 'An app needs a non-empty --name');
+    if (command.appId !== undefined && !isUuid(command.appId)) throw new CoreError('INVALID_REQUEST', `--app must be an app id (a UUID), got "${command.appId}"`);
     const workflow = parseWorkflow(command.workflow);
     const classTypes = [...new Set(Object.values(workflow).map((n) => n.class_type))];
     const catalog = await this.catalog.describe(classTypes);
