@@ -20,6 +20,16 @@ for (const transport of TRANSPORTS) {
       return ((await res.json()) as { run_id: string }).run_id;
     }
     const open = (auth: Record<string, string>, runId: string) => h.request(`/api/v1/runs/${runId}/events`, { headers: auth });
+    /** `n` streams on the run, each past its first record. */
+    const openMany = async (auth: Record<string, string>, runId: string, n: number) => {
+      const readers: SseReader[] = [];
+      for (let i = 0; i < n; i += 1) {
+        const r = new SseReader(await open(auth, runId));
+        await r.next();
+        readers.push(r);
+      }
+      return readers;
+    };
 
     it('sends the current record, every change with increasing ids, and ends after the terminal record', async () => {
       const u = await h.user('ultra');
@@ -109,12 +119,7 @@ for (const transport of TRANSPORTS) {
     it('refuses the 21st open stream of an account with 429 RATE_LIMITED, and frees a slot as soon as a client goes away', async () => {
       const u = await h.user('ultra');
       const runId = await newRun(u.auth);
-      const readers: SseReader[] = [];
-      for (let i = 0; i < 20; i += 1) {
-        const r = new SseReader(await open(u.auth, runId));
-        await r.next();
-        readers.push(r);
-      }
+      const readers = await openMany(u.auth, runId, 20);
       const refused = await open(u.auth, runId);
       expect(refused.status).to.equal(429);
       expect(refused.headers.get('retry-after')).to.equal('1');
@@ -139,12 +144,7 @@ for (const transport of TRANSPORTS) {
     it('holds a stream slot 15 s past its last renewal, so a killed instance frees its streams within 15 s', async () => {
       const u = await h.user('ultra');
       const runId = await newRun(u.auth);
-      const readers: SseReader[] = [];
-      for (let i = 0; i < 20; i += 1) {
-        const r = new SseReader(await open(u.auth, runId));
-        await r.next();
-        readers.push(r);
-      }
+      const readers = await openMany(u.auth, runId, 20);
       const opened = h.clock.nowMs();
       const newcomer = (at: number) => h.ports.streamSlots.acquire(u.accountId, `newcomer-${at}`, 20, new Date(at), new Date(at + 15_000));
       expect(await newcomer(opened + 14_999), 'the 20 slots still held').to.equal(false);
