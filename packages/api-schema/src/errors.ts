@@ -21,6 +21,9 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'INTERNAL_ERROR',
+  // Answered by the HTTP server itself, before any route: oversized headers (431), slow headers (408).
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -25,9 +25,16 @@ export const RunOutput = Type.Object(
   { additionalProperties: false },
 );
 
+/** Why a run failed (`error.code` of a failed run). */
+export const RUN_ERROR_CODES = ['VALIDATION_ERROR', 'EXECUTION_ERROR', 'RUN_TIMEOUT', 'BACKEND_LOST', 'OUTPUTS_UNREADABLE'] as const;
+
 export const RunFailure = Type.Object(
   {
-    code: Type.String({ description: '`VALIDATION_ERROR`, `EXECUTION_ERROR`, `RUN_TIMEOUT`, `BACKEND_LOST`…' }),
+    code: Type.Union(RUN_ERROR_CODES.map((c) => Type.Literal(c)), {
+      description:
+        '`VALIDATION_ERROR` (the backend refused the prompt), `EXECUTION_ERROR` (a node failed), `RUN_TIMEOUT` (over `max_run_seconds`), ' +
+        '`BACKEND_LOST` (the backend forgot a started run), `OUTPUTS_UNREADABLE` (it ran, but its outputs could not be read back).',
+    }),
     message: Type.String(),
     node_id: Nullable(Type.String()),
     node_type: Nullable(Type.String()),

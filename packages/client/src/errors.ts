@@ -19,6 +19,9 @@ export type RunloadErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'INTERNAL_ERROR'
+  /** 431 and 408, answered by the HTTP server before any route. */
+  | 'HEADERS_TOO_LARGE'
+  | 'REQUEST_TIMEOUT'
   /** 401: no key, or a malformed, unknown or revoked one. */
   | 'UNAUTHORIZED'
   /** 403: the account is suspended. */

@@ -3,6 +3,7 @@
  * SQLite data directory.
  */
 import { expect } from 'chai';
+import { createResponseChecker } from '@runload/api-schema/testing';
 import path from 'node:path';
 import { cli, cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
@@ -52,9 +53,10 @@ describe('CLI and server as separate processes', function () {
 
   const auth = () => ({ authorization: `Bearer ${apiKey}` });
 
-  it('serves /healthz without a key: 200 degraded, since its only backend is unreachable', async () => {
+  it('serves /healthz without a key: 200 degraded, since its only backend is unreachable, as the OpenAPI document describes', async () => {
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).to.equal(200);
+    await createResponseChecker().check('GET', `${server.url}/healthz`, res.clone());
     const body = (await res.json()) as { status: string; backends: { available: boolean } };
     expect(body.status).to.equal('degraded');
     expect(body.backends.available).to.equal(false);
