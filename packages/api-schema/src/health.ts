@@ -24,7 +24,7 @@ export const Health = Type.Object(
                 id: Type.String(),
                 url: Type.String(),
                 healthy: Type.Boolean(),
-                detail: Nullable(Type.String({ description: 'The last probe: `ok`, or why it failed.' })),
+                detail: Type.Optional(Nullable(Type.String({ description: 'The last probe: `ok`, or why it failed.' }))),
               },
               open,
             ),
