@@ -10,14 +10,11 @@ import { openRuntime } from './runtime.js';
 export async function serve(config: RunloadConfig): Promise<void> {
   const log = createLogger('server');
   const runtime = await openRuntime(config, { dispatch: true });
-  let server: Awaited<ReturnType<typeof runtime.listen>>;
-  try {
-    server = await runtime.listen();
-  } catch (error) {
+  const server = await runtime.listen().catch(async (error: unknown) => {
     // A port taken or a host that does not resolve: no dispatcher may go on without the API.
     await runtime.close().catch(() => undefined);
     throw error;
-  }
+  });
   process.stdout.write(`listening on ${server.url}\n`);
   log('info', 'listening', { url: server.url, database: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir });
 

@@ -55,12 +55,18 @@ function characters(text: string): number {
   return count;
 }
 
+function checkString(value: unknown): string | null {
+  if (typeof value !== 'string') return `expected a string, got ${describe(value)}`;
+  if (value.length <= MAX_STRING_CHARS) return null; // never more characters than UTF-16 units
+  const count = characters(value);
+  return count > MAX_STRING_CHARS ? `at most ${MAX_STRING_CHARS} characters, got ${count}` : null;
+}
+
 /** The reason a value does not fit its input, or null when it fits. */
 export function checkValue(spec: InputSpec, value: unknown): string | null {
   switch (spec.type) {
     case 'STRING':
-      if (typeof value !== 'string') return `expected a string, got ${describe(value)}`;
-      return value.length > MAX_STRING_CHARS && characters(value) > MAX_STRING_CHARS ? `at most ${MAX_STRING_CHARS} characters, got ${characters(value)}` : null;
+      return checkString(value);
     case 'INT':
     case 'FLOAT':
       return checkNumber(spec, value);

@@ -63,16 +63,14 @@ function report(error: unknown, json: boolean): number {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
-  if (CoreError.is(error) || error instanceof ConfigError) {
-    const code = CoreError.is(error) ? error.code : 'CONFIG_ERROR';
-    process.stderr.write(json ? `${JSON.stringify({ error: { code, message: error.message } })}\n` : `error: ${error.message}\n`);
-    return 1;
-  }
-  // Anything else (a port taken, a database unreachable, a data directory that is a file): one line
-  // naming it, with the system's code; the stack only with RUNLOAD_LOG_LEVEL=debug.
+  // One line naming the failure, with its code: ours (a refused command, a bad setting) or the
+  // system's (a port taken, a database unreachable, a data directory that is a file). The stack of
+  // an unexpected one only with RUNLOAD_LOG_LEVEL=debug.
+  const expected = CoreError.is(error) || error instanceof ConfigError;
   const message = error instanceof Error ? error.message : String(error);
-  const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'UNEXPECTED_ERROR';
-  const stack = process.env['RUNLOAD_LOG_LEVEL'] === 'debug' && error instanceof Error ? `\n${error.stack}` : '';
+  const own = (error as { code?: unknown }).code;
+  const code = error instanceof ConfigError ? 'CONFIG_ERROR' : typeof own === 'string' ? own : 'UNEXPECTED_ERROR';
+  const stack = !expected && process.env['RUNLOAD_LOG_LEVEL'] === 'debug' && error instanceof Error ? `\n${error.stack}` : '';
   process.stderr.write(json ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}${stack}\n`);
   return 1;
 }
