@@ -28,6 +28,8 @@ export interface FakeComfyUIOptions {
   readonly progressSteps?: number;
   /** `auto` (the default): samplers send a JPEG preview at each step; `none`: no previews, as ComfyUI's own default. */
   readonly previewMethod?: 'auto' | 'none';
+  /** About how many bytes each preview has (default: the smallest JPEG, under 200 bytes). */
+  readonly previewBytes?: number;
   /** Which ComfyUI to imitate (protocol §14); default '0.3.64'. */
   readonly version?: FakeVersion;
   /** Extra `/object_info` entries: served as given, accepted in prompts, run as no-ops. */
@@ -61,7 +63,7 @@ export class FakeComfyUI {
   constructor(options: FakeComfyUIOptions = {}) {
     this.hostname = options.host ?? '127.0.0.1';
     this.port = options.port ?? 0;
-    this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64', previewMethod: options.previewMethod ?? 'auto' };
+    this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64', previewMethod: options.previewMethod ?? 'auto', previewBytes: options.previewBytes ?? 0 };
     this.registry = new NodeRegistry(options.objectInfo ?? {}, options.checkpoints);
     this.hub = new SocketHub(this.state, () => this.settings.version);
     this.worker = new FakeWorker(this.state, this.registry, {
@@ -85,6 +87,12 @@ export class FakeComfyUI {
 
   setExecutionMs(ms: number): void {
     this.settings.executionMs = ms;
+  }
+
+  /** Sampler steps (each with a preview) and the size of each preview, from now on. */
+  setPreviews(options: { steps?: number; bytes?: number }): void {
+    if (options.steps !== undefined) this.settings.progressSteps = options.steps;
+    if (options.bytes !== undefined) this.settings.previewBytes = options.bytes;
   }
 
   /** Sends these bytes as one binary frame to every socket (a malformed preview, say). */

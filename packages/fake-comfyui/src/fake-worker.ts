@@ -36,6 +36,8 @@ export interface WorkerSettings {
   version: FakeVersion;
   /** `auto`: samplers send a preview at each step, as ComfyUI started with `--preview-method auto`. */
   previewMethod: 'auto' | 'none';
+  /** About how many bytes each preview has (padded with JPEG comments); 0 for the smallest. */
+  previewBytes: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -136,7 +138,7 @@ export class FakeWorker {
           if (gone()) return;
           if (this.interruptRequested) outcome = { kind: 'interrupted', node };
           else {
-            const preview = this.settings.previewMethod === 'auto' ? greyJpeg(step) : null;
+            const preview = this.settings.previewMethod === 'auto' ? greyJpeg(step, this.settings.previewBytes) : null;
             const metadata = { node_id: node, prompt_id: id, display_node_id: node, parent_node_id: null, real_node_id: node };
             progressState(node, 'running', step, steps);
             if (preview) this.messenger.preview(clientId, 'metadata', preview, metadata);
