@@ -11,6 +11,7 @@ import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
 import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { RunloadClient, type RunPreviewEvent } from '@runload/client';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
@@ -102,6 +103,22 @@ describe('live previews, end to end', function () {
       expect([...new Uint8Array(await res.arrayBuffer()).subarray(0, 3)]).to.deep.equal([0xff, 0xd8, 0xff]);
       const other = await apiClient(server.url, w.otherKey).json<{ error: { code: string } }>('GET', `/api/v1/runs/${runId}/preview`);
       expect([other.status, other.body.error.code]).to.deep.equal([404, 'RUN_NOT_FOUND']);
+    });
+
+    it("gives the typed client's waitForRun each preview, and getRunPreview the latest image", async () => {
+      const client = new RunloadClient({ baseUrl: server.url, apiKey: w.key });
+      const { run_id } = await client.createRun(w.appVersionId, { inputs: { '3:seed': 3 } });
+      const told: RunPreviewEvent[] = [];
+      const run = await client.waitForRun(run_id, { onPreview: (p) => told.push(p) });
+      expect(run.status).to.equal('succeeded');
+      expect(told.length).to.be.greaterThan(0);
+      expect(told[0]).to.deep.include({ run_id, node_id: '3', content_type: 'image/jpeg' });
+      const latest = await client.getRunPreview(run_id);
+      expect(latest.contentType).to.equal('image/jpeg');
+      expect(latest.seq).to.be.at.least(told.at(-1)?.seq ?? 1);
+      expect(latest.image.size).to.be.greaterThan(0);
+      const other = new RunloadClient({ baseUrl: server.url, apiKey: w.otherKey });
+      expect(await other.getRunPreview(run_id).catch((e: unknown) => e)).to.include({ code: 'RUN_NOT_FOUND', status: 404 });
     });
 
     it('keeps its memory flat and each stream throttled under a flood of large previews', async () => {
