@@ -13,11 +13,12 @@ import { benchScale } from './data-scale.js';
 import { benchHttpPaths } from './http-paths.js';
 import { benchIntegrations } from './integrations.js';
 import { benchS3Upload } from './s3-upload.js';
+import { benchPreviews } from './previews.js';
 
 const quick = process.argv.includes('--quick');
 /**
  * `--only=<section>` runs one section alone (`http`, `dispatch`, `scale`, `integrations`,
- * `s3-upload`) and, in a full run, replaces that section's blocks in BENCHMARKS.md.
+ * `s3-upload`, `previews`) and, in a full run, replaces that section's blocks in BENCHMARKS.md.
  */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 const lines: string[] = [];
@@ -33,6 +34,7 @@ const SECTIONS: Record<string, Section> = {
   scale: (fakeUrl) => benchScale({ quick, say, fakeUrl }),
   integrations: () => benchIntegrations({ quick, say }),
   's3-upload': (fakeUrl) => benchS3Upload({ quick, say, fakeUrl }),
+  previews: () => benchPreviews({ quick, say }),
 };
 
 /** Replaces in `current` each `## ` block of `fresh` that has the same heading (appended when new). */

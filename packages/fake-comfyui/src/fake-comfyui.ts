@@ -90,8 +90,9 @@ export class FakeComfyUI {
   }
 
   /** Sampler steps (each with a preview) and the size of each preview, from now on. */
-  setPreviews(options: { steps?: number; bytes?: number }): void {
+  setPreviews(options: { steps?: number; bytes?: number; method?: 'auto' | 'none' }): void {
     if (options.steps !== undefined) this.settings.progressSteps = options.steps;
+    if (options.method !== undefined) this.settings.previewMethod = options.method;
     if (options.bytes !== undefined) this.settings.previewBytes = options.bytes;
   }
 
