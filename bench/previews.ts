@@ -6,6 +6,7 @@
  * @module
  */
 import path from 'node:path';
+import { RunloadClient } from '@runload/client';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { cli, cpuSeconds, ROOT } from './harness.js';
 import { prepareRunload, startOn, type RunloadServer } from './http-paths.js';
@@ -21,22 +22,10 @@ interface Round {
   readonly windowSeconds: number;
 }
 
-/** Follows a run's event stream; calls `onEvent` with each event's name and data. */
+/** Follows a run's event stream with the typed client; calls `onEvent` with each event's name and data. */
 async function follow(server: RunloadServer, runId: string, onEvent: (event: string, data: Record<string, unknown>) => void): Promise<void> {
-  const res = await fetch(`${server.url}/api/v1/runs/${runId}/events`, { headers: server.auth });
-  if (!res.body) throw new Error(`stream: ${res.status}`);
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
-      const lines = buffer.slice(0, cut).split('\n');
-      buffer = buffer.slice(cut + 2);
-      const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
-      const event = field('event');
-      if (event) onEvent(event, JSON.parse(field('data') ?? '{}') as Record<string, unknown>);
-    }
-  }
+  const client = new RunloadClient({ baseUrl: server.url, apiKey: server.key });
+  await client.waitForRun(runId, { onUpdate: (run) => onEvent('run', run as unknown as Record<string, unknown>), onPreview: (p) => onEvent('preview', p as unknown as Record<string, unknown>) });
 }
 
 /**

@@ -1,18 +1,14 @@
 /** Previews of followed runs, read from the fake ComfyUI's binary frames on every version it imitates. */
 import { expect } from 'chai';
-import type { ExecutionEvent, ExecutionJob, Preview } from '@runload/core';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ExecutionEvent, ExecutionJob, Preview, Workflow } from '@runload/core';
 import { waitFor } from '@runload/core/testing';
 import { startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 
-const SAMPLER_WORKFLOW = {
-  '3': { class_type: 'KSampler', inputs: { seed: 1, steps: 4, cfg: 7, sampler_name: 'euler', scheduler: 'normal', denoise: 1, model: ['4', 0], positive: ['6', 0], negative: ['6', 0], latent_image: ['5', 0] } },
-  '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'v1-5-pruned-emaonly.safetensors' } },
-  '5': { class_type: 'EmptyLatentImage', inputs: { width: 16, height: 16, batch_size: 1 } },
-  '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a lighthouse', clip: ['4', 1] } },
-  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
-  '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'runload' } },
-};
+/** A sampler between a checkpoint, a prompt and a latent, then decoded and saved. */
+const SAMPLER_WORKFLOW = JSON.parse(readFileSync(fileURLToPath(new URL('../../../examples/workflows/text-to-image.api.json', import.meta.url)), 'utf8')) as Workflow;
 let counter = 0;
 
 function job(): ExecutionJob {

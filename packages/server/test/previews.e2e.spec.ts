@@ -28,24 +28,12 @@ interface StreamEvent {
   readonly atMs: number;
 }
 
-/** Reads a run's event stream to its end, collecting its events. */
+/** Follows a run's event stream to its end with the typed client, collecting its events. */
 async function readStream(baseUrl: string, key: string, runId: string): Promise<StreamEvent[]> {
-  const res = await fetch(`${baseUrl}/api/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } });
-  if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status}`);
   const opened = Date.now();
   const events: StreamEvent[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
-      const lines = buffer.slice(0, cut).split('\n');
-      buffer = buffer.slice(cut + 2);
-      const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
-      const event = field('event');
-      if (event) events.push({ event, data: JSON.parse(field('data') ?? '{}') as Record<string, unknown>, atMs: Date.now() - opened });
-    }
-  }
+  const push = (event: string, data: object) => events.push({ event, data: data as Record<string, unknown>, atMs: Date.now() - opened });
+  await new RunloadClient({ baseUrl, apiKey: key }).waitForRun(runId, { onUpdate: (run) => push('run', run), onPreview: (preview) => push('preview', preview) });
   return events;
 }
 
