@@ -143,6 +143,25 @@ describe('live previews in the core', () => {
     }
   });
 
+  it('keeps telling a stream of its run while the preview store does not answer', async () => {
+    const w = await makeWorld();
+    const p = await w.principal('ultra');
+    const { run } = await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } });
+    const hung: PreviewStore = { ...w.ports.previews, info: () => new Promise(() => undefined) };
+    const streams = new RunStreams(w.ports.runs, w.ports.streamSlots, w.ports.workSignal, w.clock, w.ids, { previews: hung, pollMs: 10 });
+    const told: string[] = [];
+    const sink: RunStreamSink = { record: (view) => told.push(`run ${view.run.progress?.value ?? '-'}`), preview: () => told.push('preview'), heartbeat: () => undefined, end: () => undefined };
+    const close = await streams.open(p, run.id, sink);
+    try {
+      for (const value of [1, 2, 3]) {
+        await w.ports.runs.update(run.id, { progress: { value, max: 4, nodeId: '3' } });
+        await waitFor(() => told.includes(`run ${value}`), `progress ${value}`);
+      }
+    } finally {
+      await close();
+    }
+  });
+
   it('decides when a preview is news for a stream', () => {
     const info = { runId: 'r', seq: 4, nodeId: null, contentType: 'image/png' as const };
     expect(nextPreview(NO_PREVIEW_SENT, info, 0)).to.deep.equal({ seq: 4, sentAtMs: 0 });

@@ -79,6 +79,7 @@ export class RunStreams {
   private polling: Promise<void> | null = null;
   private again = false;
   private againTick = false;
+  private readingPreviews = false;
 
   constructor(
     private readonly runs: RunRepository,
@@ -216,7 +217,13 @@ export class RunStreams {
         await this.slots.release(w.holder).catch(() => undefined);
       }
     }
-    if (tick) await this.sendPreviews();
+    // Read beside the records, not before the next tick's: a slow preview store never delays a run's record.
+    if (tick && !this.readingPreviews) {
+      this.readingPreviews = true;
+      void this.sendPreviews()
+        .catch(() => undefined) // a failed read is retried at the next tick
+        .finally(() => (this.readingPreviews = false));
+    }
     if (this.watchers.size === 0) this.idle();
   }
 
