@@ -83,7 +83,7 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
       }
       const headers: Record<string, string> = operation['security']?.length ? { ...u.auth } : {};
       const content = operation['requestBody']?.['content'] as Json | undefined;
-      let body: BodyInit | undefined;
+      let body: string | FormData | undefined;
       if (content?.['application/json']) {
         const example = content['application/json']['example'];
         expect(example, `${where}: a body example`).not.to.equal(undefined);
