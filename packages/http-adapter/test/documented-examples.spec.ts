@@ -37,6 +37,18 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
     expect(JSON.stringify(document)).not.to.match(/\b(CONTRACT|SPEC)\s*\d|§/);
   });
 
+  it('gives an example for every map of free keys, which a reader would otherwise see as a regular expression', () => {
+    const bare: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (typeof node !== 'object' || node === null) return;
+      const record = node as Json;
+      if (record['patternProperties'] && !record['examples']) bare.push(at);
+      for (const [key, child] of Object.entries(record)) walk(child, `${at}/${key}`);
+    };
+    walk(document, '#');
+    expect(bare).to.deep.equal([]);
+  });
+
   it('names the origin a trusted proxy forwarded, and ignores those headers from anyone else', async () => {
     const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' };
     const direct = (await (await h.request('/openapi.json', { headers: forwarded })).json()) as Json;
