@@ -2,7 +2,7 @@
  * The library packages as another project gets them: each one packed with pnpm (so `workspace:`
  * ranges become exact versions and only its `files` ship), installed with npm from the tarballs
  * into a project outside the workspace (no links, no `@runload/source` condition), and used
- * there by the README's embedding examples, type-checked and run. A tarball missing a file one
+ * there by the embedding examples of docs/embedding.md, type-checked and run. A tarball missing a file one
  * of its entries or imports needs fails here. `pnpm test:packed` (run by `.ci/run`).
  */
 import { expect } from 'chai';
@@ -39,11 +39,13 @@ function libraryPackages(): { dir: string; manifest: Manifest }[] {
     .filter((p) => p.manifest.private !== true);
 }
 
-/** The ```ts block that follows `<!-- embedding: NAME -->` in the README. */
-function readmeExample(name: string): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const match = new RegExp(`<!-- embedding: ${name} -->\\s*\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  if (!match?.[1]) throw new Error(`README.md has no example marked <!-- embedding: ${name} -->`);
+const EMBEDDING_PAGE = 'docs/embedding.md';
+
+/** The ```ts block that follows `<!-- embedding: NAME -->` on the embedding page. */
+function embeddingExample(name: string): string {
+  const page = readFileSync(path.join(ROOT, EMBEDDING_PAGE), 'utf8');
+  const match = new RegExp(`<!-- embedding: ${name} -->\\s*\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(page);
+  if (!match?.[1]) throw new Error(`${EMBEDDING_PAGE} has no example marked <!-- embedding: ${name} -->`);
   return match[1];
 }
 
@@ -84,8 +86,8 @@ describe('the library packages installed from their tarballs', function () {
     // One install for every check: sqlite3 compiles here when no prebuilt binary downloads.
     run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], project, { npm_config_nodedir: process.env['npm_config_nodedir'] ?? '/usr' });
     copyFileSync(path.join(ROOT, 'examples/workflows/text-to-image.api.json'), path.join(project, 'workflow.api.json'));
-    writeFileSync(path.join(project, 'in-memory.ts'), readmeExample('in-memory'));
-    writeFileSync(path.join(project, 'production.ts'), readmeExample('production'));
+    writeFileSync(path.join(project, 'in-memory.ts'), embeddingExample('in-memory'));
+    writeFileSync(path.join(project, 'production.ts'), embeddingExample('production'));
     fake = await startFakeComfyUI({ port: 0, executionMs: 200 });
   });
 
@@ -114,15 +116,15 @@ describe('the library packages installed from their tarballs', function () {
     }
   });
 
-  it("type-checks the README's embedding examples against the installed packages", () => {
+  it('type-checks the embedding examples against the installed packages', () => {
     run(process.execPath, [TSC, '-p', '.'], project);
   });
 
-  it("runs the README's in-memory embedding example", () => {
+  it('runs the in-memory embedding example', () => {
     expect(run(process.execPath, ['out/in-memory.js'], project)).to.match(/^run \S+ queued$/m);
   });
 
-  it("runs the README's production embedding: SQLite storage, the dispatcher and createHttpApp serving a run on the fake ComfyUI", async () => {
+  it("runs the production embedding: SQLite storage, the dispatcher and createHttpApp serving a run on the fake ComfyUI", async () => {
     // Asynchronously: the fake ComfyUI answers from this process's event loop.
     const { stdout: output } = await promisify(execFile)(process.execPath, ['out/production.js'], { cwd: project, env: { ...process.env, COMFYUI_URL: fake.url }, timeout: 120_000 });
     expect(output).to.match(/^run \S+ succeeded, 1 output\(s\)$/m);

@@ -1,8 +1,10 @@
 /**
- * The README's quick start and walkthrough, run as written from a fresh clone of this commit:
- * install (step 1), `pnpm start` (step 2), `pnpm fake-comfyui` in a second terminal, and the
- * walkthrough's shell block in a third. Only the ports differ: both servers listen on port 0 and
- * the block's `http://127.0.0.1:8080` becomes the address the server printed.
+ * The README's quick start, walkthrough and TypeScript client, run as written from a fresh clone
+ * of this commit: install (step 1), `pnpm start` (step 2), `pnpm fake-comfyui` in a second
+ * terminal, and in a third the walkthrough's shell block, then the client's: its install into a
+ * project beside the clone, `client.ts` saved there, and its run with the walkthrough's key. Only
+ * the ports differ: both servers listen on port 0 and `http://127.0.0.1:8080` becomes the address
+ * the server printed.
  */
 import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -72,10 +74,36 @@ describe("the README's quick start and walkthrough from a fresh clone", function
     const server = await startListening(['start'], clone, { RUNLOAD_PORT: '0', RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'warn' });
     running.push(server.child);
 
-    const walkthrough = block(readme, /<!-- walkthrough -->\s*```sh\n([\s\S]*?)```/).replaceAll('http://127.0.0.1:8080', server.url);
-    const output = execFileSync('bash', ['-euo', 'pipefail', '-c', walkthrough], { cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    expect(output).to.match(/rl_[0-9A-Za-z]{10}_… created /);
-    expect(output).to.match(/out\.png: PNG image data/);
+    // One shell, as in the third terminal: the client's run uses the walkthrough's $KEY.
+    const walkthrough = block(readme, /<!-- walkthrough -->\s*```sh\n([\s\S]*?)```/);
+    const clientInstall = block(readme, /<!-- client: install -->\s*```sh\n([\s\S]*?)```/);
+    const client = block(readme, /<!-- client -->\s*```ts\n([\s\S]*?)```/);
+    const clientRun = block(readme, /<!-- client: run -->\s*```sh\n([\s\S]*?)```/);
+    const script = [
+      walkthrough,
+      'echo "== walkthrough done"',
+      clientInstall,
+      `cat > client.ts <<'CLIENT_TS'\n${client}CLIENT_TS`,
+      clientRun,
+    ]
+      .join('\n')
+      .replaceAll('http://127.0.0.1:8080', server.url);
+    let output: string;
+    try {
+      output = execFileSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    } catch (error) {
+      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+      throw new Error(`the README's shell blocks failed:\n${stdout ?? ''}\n${stderr ?? ''}`);
+    }
+    const [curl, typescript] = output.split('== walkthrough done\n') as [string, string];
+    expect(curl).to.match(/rl_[0-9A-Za-z]{10}_… created /);
+    // Step 4's answer is a line of its own, not run into the next output.
+    expect(curl).to.match(/^\{"app_version_id":"[^"]+",.*"inputs":\[.*\]\}$/m);
+    expect(curl).to.match(/^out\.png: PNG image data/m);
     expect(readFileSync(path.join(clone, 'out.png')).subarray(1, 4).toString('latin1')).to.equal('PNG');
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' }), 'the walkthrough leaves the clone clean').to.equal('');
+    // The client's run, in the project beside the clone: it follows the run to its output.
+    expect(typescript).to.match(/^succeeded /m);
+    expect(typescript).to.match(/^\d+ bytes$/m);
   });
 });

@@ -71,45 +71,47 @@ function parameters(op: Operation): Json[] {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'Makes a retry safe: the same key with the same request within 24 hours returns the stored response (CONTRACT 8).',
+      description: 'Makes a retry safe: the same key with the same request within 24 hours returns the stored response, marked `Idempotent-Replayed: true`, and creates nothing.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
     });
   }
   return params;
 }
 
-function operation(op: Operation, method: 'get' | 'head' | 'post' | 'delete'): Json {
-  const withBody = method !== 'head';
+/** The media type of a JSON body, with the schema's first example as the one a reader sends. */
+function jsonMediaType(schema: TSchema): Json {
+  const example = (schema['examples'] as unknown[] | undefined)?.[0];
+  return { schema: schemaOrRef(schema), ...(example === undefined ? {} : { example }) };
+}
+
+function operation(op: Operation): Json {
   const base = op.authenticated ? [...API_HEADERS, ...(op.runLimits ? RUN_HEADERS : [])] : (['X-Request-Id'] as HeaderName[]);
   const specs = { ...(op.authenticated ? COMMON_API_RESPONSES : {}), ...op.responses };
   const out: Json = {
-    operationId: method === 'head' ? `${op.operationId}Head` : op.operationId,
+    operationId: op.operationId,
     tags: [op.tag],
-    summary: method === 'head' ? `${op.summary} (headers only)` : op.summary,
+    summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     security: op.authenticated ? [{ bearerAuth: [] }] : [],
     parameters: parameters(op),
-    responses: Object.fromEntries(Object.entries(specs).map(([status, spec]) => [status, response(spec, base, withBody)])),
+    responses: Object.fromEntries(Object.entries(specs).map(([status, spec]) => [status, response(spec, base, true)])),
   };
-  if (op.jsonBody && withBody) out['requestBody'] = { required: true, content: { 'application/json': { schema: schemaOrRef(op.jsonBody) } } };
-  if (op.multipartBody && withBody) out['requestBody'] = { required: true, content: { 'multipart/form-data': { schema: plain(op.multipartBody) } } };
+  if (op.jsonBody) out['requestBody'] = { required: true, content: { 'application/json': jsonMediaType(op.jsonBody) } };
+  if (op.multipartBody) out['requestBody'] = { required: true, content: { 'multipart/form-data': { schema: plain(op.multipartBody) } } };
   return out;
 }
 
 export interface OpenApiOptions {
-  /** The server's public base URL, when known. */
+  /** The server's public base URL, when known: the generated examples of a reader are sent there. */
   readonly serverUrl?: string;
   readonly version?: string;
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions = {}): Json {
   const paths: Record<string, Json> = {};
-  for (const op of OPERATIONS) {
-    const item = (paths[op.path] ??= {});
-    item[op.method] = operation(op, op.method);
-    // HEAD is answered wherever GET is (CONTRACT 10).
-    if (op.method === 'get') item['head'] = operation(op, 'head');
-  }
+  // HEAD, answered wherever GET is, is stated once in the description rather than as a second
+  // operation on every path: a reader would see each GET twice.
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operation(op);
   const fallbackHeaders: HeaderName[] = ['X-Request-Id'];
   return {
     openapi: '3.1.0',
@@ -121,7 +123,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json {
         'Errors use three body forms: `{ "error": { "code", "message" } }` (plus `retry_after` when rate limited and `details` where stated), ' +
         '`{ "error": "<text>" }` for authentication, and `{ "success": false, "error": "Upload failed", "reason"? }` for uploads. ' +
         'An unknown route answers 404 `NOT_FOUND` and a wrong method 405 `METHOD_NOT_ALLOWED`; under `/api/v1` they are authenticated and limited first, ' +
-        'so they may also answer 401, 403, 429, 500 or 503 (see `components.responses`).',
+        'so they may also answer 401, 403, 429, 500 or 503 (see `components.responses`). ' +
+        '`HEAD` is answered wherever `GET` is, asset content and `/healthz` included: the same status and headers, without the body.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),

@@ -8,7 +8,9 @@ import { WebhookEvent } from './run.js';
 export const MAX_PAGE_SIZE = 100;
 
 const inputs = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Values keyed `<nodeId>:<widgetName>`; inputs left out keep their published values, so `{}` is valid.',
+  description:
+    'Values keyed `<nodeId>:<widgetName>` (`GET /api/v1/apps/{appVersionId}` lists them, typed); inputs left out keep their published values, so `{}` is valid.',
+  examples: [{}, { '1:image': '6f1c2a5e-3b7d-4c8e-9a10-2b3c4d5e6f70', '2:blur_radius': 8 }],
 });
 const webhookFields = {
   webhook: Type.Optional(Type.String({ description: 'An http(s) URL that receives the run\'s events, signed (Standard Webhooks).' })),
@@ -16,11 +18,21 @@ const webhookFields = {
 };
 
 /** `POST /api/v1/apps/{appVersionId}`. Unknown fields are ignored. */
-export const AppRunBody = Type.Object({ inputs, ...webhookFields });
+export const AppRunBody = Type.Object({ inputs, ...webhookFields }, { examples: [{ inputs: {} }] });
 export type AppRunBody = Static<typeof AppRunBody>;
 
+/** The example's id stands for one the reader reads from `GET /api/v1/apps`. */
+export const EXAMPLE_APP_VERSION_ID = '00000000-0000-4000-8000-000000000000';
+
 /** `POST /api/v1/runs`. Unknown fields are ignored. */
-export const RunBody = Type.Object({ app_version_id: Type.String({ minLength: 1 }), inputs, ...webhookFields });
+export const RunBody = Type.Object(
+  {
+    app_version_id: Type.String({ minLength: 1, description: 'The app version to run: an `app_version_id` from `GET /api/v1/apps`.' }),
+    inputs,
+    ...webhookFields,
+  },
+  { examples: [{ app_version_id: EXAMPLE_APP_VERSION_ID, inputs: {} }] },
+);
 export type RunBody = Static<typeof RunBody>;
 
 const limit = Type.Optional(

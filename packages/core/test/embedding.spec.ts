@@ -1,4 +1,4 @@
-/** The README's embedding example, as written there. */
+/** The in-memory embedding example of docs/embedding.md, in a test of its own. */
 import { expect } from 'chai';
 import { createRunloadApi, DEFAULT_LIMITS } from '@runload/core';
 import { createInMemoryPorts } from '@runload/core/testing';

@@ -38,10 +38,11 @@ const PROBE_TIMEOUT_MS = 2000;
 const CAPABILITIES_REFRESH_MS = 3 * 60_000;
 /** Media files remembered as uploaded, per server (the oldest forgotten first). */
 const UPLOADS_REMEMBERED = 10_000;
+const NOT_PROBED = 'not probed yet';
 
 export class ComfyUiBackend {
   healthy = false;
-  detail = 'not probed yet';
+  detail = NOT_PROBED;
   /** `system.comfyui_version` from the last successful probe. */
   version: string | null = null;
   private readonly http: ComfyUiHttp;
@@ -91,14 +92,16 @@ export class ComfyUiBackend {
   async probe(): Promise<void> {
     try {
       const stats = await this.http.getJson<{ system?: { comfyui_version?: unknown } }>('/system_stats', Math.min(this.options.requestTimeoutMs, PROBE_TIMEOUT_MS));
-      if (!this.healthy) this.options.log('info', 'ComfyUI backend reachable', { backend: this.url });
+      this.version = typeof stats.system?.comfyui_version === 'string' ? stats.system.comfyui_version : null;
+      // Names what answered (its version), so an operator sees which server a start found.
+      if (!this.healthy) this.options.log('info', 'ComfyUI backend reachable', { backend: this.url, version: this.version });
       this.healthy = true;
       this.detail = 'ok';
-      this.version = typeof stats.system?.comfyui_version === 'string' ? stats.system.comfyui_version : null;
       this.socket.connect();
       await this.readQueueAndCapabilities();
     } catch (error) {
-      if (this.healthy) this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: (error as Error).message });
+      // The first probe reports a miss too: a server that starts without its backend says so.
+      if (this.healthy || this.detail === NOT_PROBED) this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: (error as Error).message });
       this.healthy = false;
       this.uploaded.clear();
       this.detail = (error as Error).message;

@@ -5,8 +5,8 @@ import type { H3Event } from 'h3';
  * last `X-Forwarded-For` entry that proxy added.
  */
 export function clientAddress(event: H3Event, trustedProxies: readonly string[]): string {
-  const socket = normalize(event.runtime?.node?.req?.socket?.remoteAddress ?? (event.req as { ip?: string }).ip ?? 'unknown');
-  if (trustedProxies.length === 0 || !trustedProxies.map(normalize).includes(socket)) return socket;
+  const socket = socketAddress(event);
+  if (!fromTrustedProxy(event, trustedProxies)) return socket;
   const forwarded = event.req.headers.get('x-forwarded-for');
   const hops = (forwarded ?? '').split(',').map((s) => normalize(s.trim())).filter(Boolean);
   // Walk back from the nearest hop past every trusted proxy.
@@ -15,6 +15,15 @@ export function clientAddress(event: H3Event, trustedProxies: readonly string[])
     if (!trustedProxies.map(normalize).includes(hop)) return hop;
   }
   return socket;
+}
+
+/** True when the connection comes from one of the trusted proxies, whose `X-Forwarded-*` are believed. */
+export function fromTrustedProxy(event: H3Event, trustedProxies: readonly string[]): boolean {
+  return trustedProxies.length > 0 && trustedProxies.map(normalize).includes(socketAddress(event));
+}
+
+function socketAddress(event: H3Event): string {
+  return normalize(event.runtime?.node?.req?.socket?.remoteAddress ?? (event.req as { ip?: string }).ip ?? 'unknown');
 }
 
 function normalize(address: string): string {

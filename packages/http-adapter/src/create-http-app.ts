@@ -136,7 +136,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   app.get('/healthz', healthz);
   app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
 
-  registerDocumentationRoutes(app, { requestId: (event) => requestIdOf(event, deps) });
+  registerDocumentationRoutes(app, { requestId: (event) => requestIdOf(event, deps), trustedProxies: deps.trustedProxies });
   const metrics = options.metrics;
   if (metrics) {
     const serveMetrics = async (event: H3Event) => {

@@ -13,6 +13,7 @@ import { FastResponse } from 'srvx';
 import { buildOpenApiDocument } from '@runload/api-schema';
 import { errorResponse, HttpError } from './error-response.js';
 import { withoutBody } from './head-response.js';
+import { publicOrigin } from './public-origin.js';
 
 /** The options Scalar gets: everything that would reach another origin is off. */
 const SCALAR_CONFIGURATION = {
@@ -64,10 +65,18 @@ function scalarBundlePath(): string {
 
 export interface DocumentationDeps {
   readonly requestId: (event: H3Event) => string;
+  /** Proxies whose `X-Forwarded-Proto` and `X-Forwarded-Host` name the origin the document gives. */
+  readonly trustedProxies: readonly string[];
+}
+
+/** The document names the server it is read from, so a reader's generated requests go there. */
+function documentFor(origin: string): string {
+  return JSON.stringify(buildOpenApiDocument({ serverUrl: origin }));
 }
 
 export function registerDocumentationRoutes(app: H3, deps: DocumentationDeps): void {
-  let document: string | null = null;
+  // The last origin's document: a server is read under one name (or a few) in practice.
+  let cached: { origin: string; text: string } | null = null;
   let bundle: Promise<Buffer> | null = null;
   const respond = (event: H3Event, body: string | Buffer, type: string, extra: Record<string, string> = {}) =>
     new FastResponse(body, { status: 200, headers: { 'Content-Type': type, 'X-Request-Id': deps.requestId(event), ...extra } });
@@ -78,8 +87,9 @@ export function registerDocumentationRoutes(app: H3, deps: DocumentationDeps): v
     app.on('HEAD', route, async (event) => withoutBody(await handler(event)));
   };
   get('/openapi.json', (event) => {
-    document ??= JSON.stringify(buildOpenApiDocument());
-    return respond(event, document, 'application/json; charset=utf-8', { 'Cache-Control': 'no-cache' });
+    const origin = publicOrigin(event, deps.trustedProxies);
+    if (cached?.origin !== origin) cached = { origin, text: documentFor(origin) };
+    return respond(event, cached.text, 'application/json; charset=utf-8', { 'Cache-Control': 'no-cache' });
   });
   get('/docs', (event) => respond(event, PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache' }));
   get('/docs/assets/:file', async (event) => {

@@ -34,7 +34,7 @@ describe('the docs page in headless Chromium', function () {
     await h?.close();
   });
 
-  it('renders the runs and assets operations and makes no request outside runload', async () => {
+  it('renders the runs and assets operations once each, names its server, and makes no request outside runload', async () => {
     h = await makeHarness('node');
     const origin = new URL(h.url as string).origin;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
@@ -58,6 +58,12 @@ describe('the docs page in headless Chromium', function () {
       }),
     );
     requested.push(...timed);
+    // The page names this server for its generated requests, and lists each operation once (no HEAD beside every GET).
+    const text = await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
+    expect(text).to.include(origin);
+    const methods = text.split('\n').filter((line) => /^(GET|HEAD|POST|DELETE)$/.test(line.trim()));
+    expect(methods).to.include('GET');
+    expect(methods).not.to.include('HEAD');
     const foreign = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
     expect(foreign, 'requests to other origins').to.deep.equal([]);
     expect(violations, 'requests the page policy had to refuse').to.deep.equal([]);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRunloadApi, mergeLimits, type Executor, type Logger, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
-import { createHttpApp, startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
+import { createHttpApp, startHttpServer, type HttpMetrics, type RunningHttpServer } from '@runload/http-adapter';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
 
 /** Every response a suite receives is checked against the OpenAPI document. */
@@ -52,6 +52,7 @@ export async function makeHarness(
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
     corsOrigins?: string[];
     log?: Logger;
+    metrics?: HttpMetrics;
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -76,6 +77,7 @@ export async function makeHarness(
     uploadDir,
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
     log: options.log ?? (() => undefined),
   });

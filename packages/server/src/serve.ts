@@ -16,7 +16,7 @@ export async function serve(config: RunloadConfig): Promise<void> {
     throw error;
   });
   process.stdout.write(`listening on ${server.url}\n`);
-  log('info', 'listening', { url: server.url, database: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir });
+  log('info', 'listening', { url: server.url, database: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.dataDir, comfyUi: config.comfyUiUrls });
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -33,7 +33,9 @@ export function createResponseChecker(document: Json = buildOpenApiDocument()): 
     literal: !template.includes('{'),
   }));
 
-  function locate(method: string, pathname: string): { pointer: string; responses: Json } | null {
+  function locate(requested: string, pathname: string): { pointer: string; responses: Json } | null {
+    // HEAD is documented once, as GET's answer without its body.
+    const method = requested === 'head' ? 'get' : requested;
     const found = paths.filter((p) => p.regex.test(pathname)).sort((a, b) => Number(b.literal) - Number(a.literal));
     for (const p of found) {
       const op = (document['paths'] as Json)[p.template]?.[method];

@@ -130,4 +130,4 @@ export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec
   apps delete APP_VERSION_ID
   apps list
 
-Configuration comes from RUNLOAD_* environment variables (see README).`;
+Configuration comes from RUNLOAD_* environment variables (see docs/operations.md).`;
