@@ -77,3 +77,11 @@ export * from './use-cases/webhook-worker.js';
 export * from './use-cases/run-streams.js';
 export * from './use-cases/admin/manage-webhook-secrets.js';
 export * from './system/webhook-secret.js';
+
+// The admin API: admin tokens, their authentication and scopes, the audit trail.
+export * from './domain/admin-token.js';
+export * from './domain/audit.js';
+export * from './ports/admin-token-repository.js';
+export * from './ports/audit-log.js';
+export * from './use-cases/authenticate-admin.js';
+export * from './use-cases/admin/manage-admin-tokens.js';

@@ -42,6 +42,11 @@ const STATUS: Record<CoreErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
   INTERNAL_ERROR: 500,
+  // The admin API.
+  MISSING_ADMIN_TOKEN: 401,
+  INVALID_ADMIN_TOKEN: 401,
+  FORBIDDEN: 403,
+  ADMIN_TOKEN_NOT_FOUND: 404,
 };
 
 /** Seconds a client should wait when the database is unreachable. */
@@ -71,6 +76,8 @@ export function errorResponse(error: unknown): ErrorResponse {
   switch (error.code) {
     case 'MISSING_API_KEY':
     case 'INVALID_API_KEY':
+    case 'MISSING_ADMIN_TOKEN':
+    case 'INVALID_ADMIN_TOKEN':
       headers['WWW-Authenticate'] = 'Bearer';
       return { status, body: { error: error.message }, headers };
     case 'ACCOUNT_SUSPENDED':

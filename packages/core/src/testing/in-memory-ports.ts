@@ -28,6 +28,8 @@ import { InMemoryWebhookTransport } from './in-memory-webhook-transport.js';
 import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
+import { InMemoryAuditLog } from './in-memory-audit-log.js';
+import { InMemoryAdminTokenRepository } from './in-memory-admin-token-repository.js';
 
 export interface InMemoryPortsOptions {
   readonly clock?: Clock;
@@ -46,11 +48,13 @@ export type InMemoryPorts = RunloadPorts & {
   readonly gpuLedger: InMemoryGpuLedger;
   readonly limiter: InMemoryRateLimiter;
   readonly webhookOutbox: InMemoryWebhookOutbox;
+  readonly auditLog: InMemoryAuditLog;
 };
 
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
   const runs = new InMemoryRunRepository();
+  const auditLog = new InMemoryAuditLog();
   return {
     accounts: new InMemoryAccountRepository(),
     apiKeys: new InMemoryApiKeyRepository(),
@@ -71,5 +75,7 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookSecrets: new InMemoryWebhookSecrets(),
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
     streamSlots: new InMemoryStreamSlots(),
+    adminTokens: new InMemoryAdminTokenRepository(auditLog),
+    auditLog,
   };
 }

@@ -22,3 +22,6 @@ export { describeIdempotencyStoreContract } from './idempotency-store.contract.j
 export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
 export * from './in-memory-stream-slots.js';
 export { describeStreamSlotsContract } from './stream-slots.contract.js';
+export * from './in-memory-audit-log.js';
+export * from './in-memory-admin-token-repository.js';
+export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';

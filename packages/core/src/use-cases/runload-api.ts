@@ -44,6 +44,10 @@ import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
+import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
+import type { AuditLog } from '../ports/audit-log.js';
+import { AuthenticateAdmin } from './authenticate-admin.js';
+import { ManageAdminTokens } from './admin/manage-admin-tokens.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -67,6 +71,9 @@ export interface RunloadPorts {
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
   readonly streamSlots: StreamSlots;
+  // The admin API.
+  readonly adminTokens: AdminTokenRepository;
+  readonly auditLog: AuditLog;
 }
 
 export interface RunloadApi {
@@ -91,6 +98,9 @@ export interface RunloadApi {
   readonly idempotency: IdempotentRequests;
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
+  // The admin API.
+  readonly authenticateAdmin: AuthenticateAdmin;
+  readonly adminTokens: ManageAdminTokens;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -115,11 +125,13 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     describeAppVersion: new DescribeAppVersion(appVersions),
     listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
-    accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
+    accounts: new ManageAccounts(p.accounts, p.clock, p.ids, limits),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
+    authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
+    adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
   };
 }

@@ -25,6 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
       app: { type: 'string' },
       expose: { type: 'string' },
       rotate: { type: 'boolean' },
+      scopes: { type: 'string' },
     },
   });
   const json = values.json === true;
