@@ -19,6 +19,7 @@ export const HEADERS = {
   'Accept-Ranges': { description: 'Always `bytes`.', schema: { type: 'string' } },
   'Content-Disposition': { description: '`inline` with the filename.', schema: { type: 'string' } },
   Allow: { description: 'The methods the path answers.', schema: { type: 'string' } },
+  'X-Next-Cursor': { description: 'The cursor of the next page of a CSV answer; absent on the last page.', schema: { type: 'string' } },
 } as const;
 
 export type HeaderName = keyof typeof HEADERS;

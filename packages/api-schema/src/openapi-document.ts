@@ -12,7 +12,7 @@ import { API_HEADERS, HEADERS, RUN_HEADERS, type HeaderName } from './headers.js
 import { Health } from './health.js';
 import { COMMON_API_RESPONSES, FALLBACK_RESPONSES, OPERATIONS, type Operation, type ResponseSpec } from './operations.js';
 import { COMMON_ADMIN_RESPONSES } from './admin-operations.js';
-import { TierList } from './admin.js';
+import { AdminAccount, AdminAccountDetail, AdminAccountList, AdminAppList, AdminAppVersion, AdminKeyList, AdminRun, AdminRunList, AuditList, IssuedKey, TierList, UsageReport } from './admin.js';
 import { AppRunBody, RunBody } from './requests.js';
 import { CreatedRun, Run, RunList } from './run.js';
 
@@ -36,6 +36,17 @@ const NAMED: ReadonlyMap<TSchema, string> = new Map<TSchema, string>([
   [AppRunBody, 'AppRunBody'],
   // The admin API.
   [TierList, 'TierList'],
+  [AdminAccount, 'AdminAccount'],
+  [AdminAccountDetail, 'AdminAccountDetail'],
+  [AdminAccountList, 'AdminAccountList'],
+  [IssuedKey, 'IssuedKey'],
+  [AdminKeyList, 'AdminKeyList'],
+  [AdminAppVersion, 'AdminAppVersion'],
+  [AdminAppList, 'AdminAppList'],
+  [AdminRun, 'AdminRun'],
+  [AdminRunList, 'AdminRunList'],
+  [UsageReport, 'UsageReport'],
+  [AuditList, 'AuditList'],
 ]);
 
 /** Plain JSON Schema: TypeBox's symbol keys dropped. */
@@ -163,7 +174,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json {
           headers: {
             'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
             'Access-Control-Allow-Origin': { description: 'The calling origin.', schema: { type: 'string' } },
-            'Access-Control-Allow-Methods': { description: '`GET, HEAD, POST, DELETE, OPTIONS`.', schema: { type: 'string' } },
+            'Access-Control-Allow-Methods': { description: '`GET, HEAD, POST, PATCH, DELETE, OPTIONS`.', schema: { type: 'string' } },
             'Access-Control-Allow-Headers': { description: 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, Range, Last-Event-ID.', schema: { type: 'string' } },
             'Access-Control-Max-Age': { description: 'Seconds the browser may keep this answer.', schema: { type: 'integer' } },
           },

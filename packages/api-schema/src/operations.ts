@@ -31,7 +31,7 @@ export interface Operation {
   readonly path: string;
   readonly tag: 'runs' | 'assets' | 'apps' | 'account' | 'service' | 'admin';
   /** An admin operation: behind an admin token with this scope (GETs also with `read`), not an API key. */
-  readonly adminScope?: 'accounts' | 'apps' | 'backends' | 'backends:register' | 'usage';
+  readonly adminScope?: 'accounts' | 'apps' | 'backends' | 'backends:register' | 'usage' | 'read';
   readonly summary: string;
   readonly description?: string;
   /** Behind the Bearer key, with the rate-limit headers (every `/api/v1` route). */

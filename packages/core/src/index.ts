@@ -85,3 +85,7 @@ export * from './ports/admin-token-repository.js';
 export * from './ports/audit-log.js';
 export * from './use-cases/authenticate-admin.js';
 export * from './use-cases/admin/manage-admin-tokens.js';
+export * from './ports/usage-repository.js';
+export * from './use-cases/admin/support-runs.js';
+export * from './use-cases/admin/monthly-usage.js';
+export * from './use-cases/admin/audit-trail.js';

@@ -6,9 +6,17 @@
 import type { RunloadApi } from '@runload/core';
 import type { AdminRoute } from './admin-route.js';
 import { tierAdminRoutes } from './admin-tier-routes.js';
+import { accountAdminRoutes } from './admin-account-routes.js';
+import { appAdminRoutes } from './admin-app-routes.js';
+import { runAdminRoutes } from './admin-run-routes.js';
+import { usageAdminRoutes } from './admin-usage-routes.js';
 
 export function adminRouteTable(api: RunloadApi): AdminRoute[] {
   return [
     ...tierAdminRoutes(api),
+    ...accountAdminRoutes(api),
+    ...appAdminRoutes(api),
+    ...runAdminRoutes(api),
+    ...usageAdminRoutes(api),
   ];
 }

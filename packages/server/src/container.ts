@@ -10,6 +10,7 @@ import {
   ACCOUNT_REPOSITORY,
   ADMIN_TOKEN_REPOSITORY,
   AUDIT_LOG,
+  USAGE_REPOSITORY,
   API_KEY_REPOSITORY,
   APP_VERSION_REPOSITORY,
   ASSET_REPOSITORY,
@@ -83,6 +84,7 @@ const PORT_TOKENS = {
   ids: ID_GENERATOR,
   adminTokens: ADMIN_TOKEN_REPOSITORY,
   auditLog: AUDIT_LOG,
+  usage: USAGE_REPOSITORY,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */

@@ -1,6 +1,8 @@
 /**
  * Migration 009, the admin API: admin tokens (stored like API keys, with their scopes and last
- * use) and the audit trail of changes, read newest first.
+ * use), the audit trail of changes read newest first, a name and last use on API keys, and the
+ * indexes behind the operator's lists (accounts newest first, runs of every account newest first,
+ * runs ended in a month).
  * @module
  */
 import type { Knex } from 'knex';
@@ -27,8 +29,26 @@ export const ADMIN_MIGRATION = {
       t.string('request_id', 128).nullable();
       t.index(['at', 'id'], 'audit_log_by_time');
     });
+    await db.schema.alterTable('api_keys', (t) => {
+      t.text('name').nullable();
+      t.bigInteger('last_used_at').nullable();
+    });
+    await db.schema.alterTable('accounts', (t) => t.index(['created_at', 'id'], 'accounts_by_age'));
+    await db.schema.alterTable('runs', (t) => {
+      t.index(['created_at', 'id'], 'runs_by_age');
+      t.index(['finished_at'], 'runs_by_finish');
+    });
   },
   async down(db: Knex): Promise<void> {
+    await db.schema.alterTable('runs', (t) => {
+      t.dropIndex(['finished_at'], 'runs_by_finish');
+      t.dropIndex(['created_at', 'id'], 'runs_by_age');
+    });
+    await db.schema.alterTable('accounts', (t) => t.dropIndex(['created_at', 'id'], 'accounts_by_age'));
+    await db.schema.alterTable('api_keys', (t) => {
+      t.dropColumn('last_used_at');
+      t.dropColumn('name');
+    });
     await db.schema.dropTableIfExists('audit_log');
     await db.schema.dropTableIfExists('admin_tokens');
   },

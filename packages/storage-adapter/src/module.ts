@@ -15,6 +15,7 @@ import {
   RUN_REPOSITORY,
   ADMIN_TOKEN_REPOSITORY,
   AUDIT_LOG,
+  USAGE_REPOSITORY,
 } from '@runload/core';
 import type { Knex } from 'knex';
 import { KnexAccountRepository } from './knex-account-repository.js';
@@ -26,6 +27,7 @@ import { KnexRunRepository } from './knex-run-repository.js';
 import { LocalBlobStore } from './local-blob-store.js';
 import { KnexAdminTokenRepository } from './knex-admin-token-repository.js';
 import { KnexAuditLog } from './knex-audit-log.js';
+import { KnexUsageRepository } from './knex-usage-repository.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type DatabaseConfig } from './open-database.js';
 
@@ -59,6 +61,7 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
     repository(ADMIN_TOKEN_REPOSITORY, (db) => new KnexAdminTokenRepository(db));
     repository(AUDIT_LOG, (db) => new KnexAuditLog(db));
+    repository(USAGE_REPOSITORY, (db) => new KnexUsageRepository(db));
   });
 }
 

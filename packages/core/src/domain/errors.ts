@@ -64,7 +64,9 @@ export type CoreErrorCode =
   /** A valid admin token without the scope the route needs; the message names the scope. */
   | 'FORBIDDEN'
   /** No admin token with that id (operator commands). */
-  | 'ADMIN_TOKEN_NOT_FOUND';
+  | 'ADMIN_TOKEN_NOT_FOUND'
+  /** A well-formed request names a value that cannot be used (an unknown tier); answered as 422 INVALID_REQUEST. */
+  | 'INVALID_VALUE';
 
 /** One bad field of a request, as reported in `details`. */
 export interface ErrorDetail {

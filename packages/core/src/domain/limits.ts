@@ -126,7 +126,7 @@ export function tierLimitsOf(limits: LimitsConfig, tier: Tier): TierLimits {
 /** The tier name itself when it is defined. @throws CoreError INVALID_REQUEST listing the defined tiers */
 export function requireTier(limits: LimitsConfig, tier: unknown): Tier {
   if (typeof tier === 'string' && Object.hasOwn(limits.tiers, tier)) return tier;
-  throw new CoreError('INVALID_REQUEST', `Unknown tier ${JSON.stringify(tier)}: use one of ${Object.keys(limits.tiers).join(', ')}`);
+  throw new CoreError('INVALID_VALUE', `Unknown tier ${JSON.stringify(tier)}: use one of ${Object.keys(limits.tiers).join(', ')}`);
 }
 
 function mergeRetention(raw: unknown, base: RetentionConfig): RetentionConfig {

@@ -30,6 +30,7 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
 import { InMemoryAuditLog } from './in-memory-audit-log.js';
 import { InMemoryAdminTokenRepository } from './in-memory-admin-token-repository.js';
+import { InMemoryUsageRepository } from './in-memory-usage-repository.js';
 
 export interface InMemoryPortsOptions {
   readonly clock?: Clock;
@@ -53,18 +54,20 @@ export type InMemoryPorts = RunloadPorts & {
 
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
-  const runs = new InMemoryRunRepository();
   const auditLog = new InMemoryAuditLog();
+  const runs = new InMemoryRunRepository(auditLog);
+  const accounts = new InMemoryAccountRepository(auditLog);
+  const gpuLedger = new InMemoryGpuLedger();
   return {
-    accounts: new InMemoryAccountRepository(),
-    apiKeys: new InMemoryApiKeyRepository(),
-    appVersions: new InMemoryAppVersionRepository(),
+    accounts,
+    apiKeys: new InMemoryApiKeyRepository(auditLog),
+    appVersions: new InMemoryAppVersionRepository(auditLog),
     assets: new InMemoryAssetRepository(runs),
     runs,
     blobs: new InMemoryBlobStore(),
     mediaTypes: new MagicBytesDetector(),
     limiter: new InMemoryRateLimiter(clock),
-    gpuLedger: new InMemoryGpuLedger(),
+    gpuLedger,
     executor: options.executor ?? new InMemoryExecutor(),
     nodeCatalog: options.nodeCatalog ?? new StaticNodeCatalog(),
     workSignal: new InMemoryWorkSignal(),
@@ -77,5 +80,6 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     streamSlots: new InMemoryStreamSlots(),
     adminTokens: new InMemoryAdminTokenRepository(auditLog),
     auditLog,
+    usage: new InMemoryUsageRepository(accounts, runs, gpuLedger),
   };
 }

@@ -25,3 +25,4 @@ export { describeStreamSlotsContract } from './stream-slots.contract.js';
 export * from './in-memory-audit-log.js';
 export * from './in-memory-admin-token-repository.js';
 export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';
+export * from './in-memory-usage-repository.js';

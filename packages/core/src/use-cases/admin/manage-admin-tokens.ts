@@ -1,7 +1,7 @@
 /** The operator's admin tokens (the CLI): made with their scopes, listed, revoked. */
 import { ADMIN_SCOPES, formatAdminToken, isAdminScope, type AdminScope, type AdminToken } from '../../domain/admin-token.js';
 import { API_KEY_PREFIX_LENGTH, API_KEY_SECRET_LENGTH, hashSecret } from '../../domain/api-key.js';
-import { auditEntry, type ChangeAuthor } from '../../domain/audit.js';
+import { auditEntry, CLI_AUTHOR, type ChangeAuthor } from '../../domain/audit.js';
 import { CoreError } from '../../domain/errors.js';
 import type { AdminTokenRepository } from '../../ports/admin-token-repository.js';
 import type { Clock } from '../../ports/clock.js';
@@ -21,7 +21,7 @@ export class ManageAdminTokens {
   ) {}
 
   /** @throws CoreError INVALID_REQUEST for an empty name, no scope or an unknown one */
-  async create(name: string, scopes: readonly string[], author: ChangeAuthor): Promise<IssuedAdminToken> {
+  async create(name: string, scopes: readonly string[], author: ChangeAuthor = CLI_AUTHOR): Promise<IssuedAdminToken> {
     if (name.trim().length === 0) throw new CoreError('INVALID_REQUEST', 'An admin token needs a non-empty name');
     const chosen = requireScopes(scopes);
     const prefix = this.ids.base62(API_KEY_PREFIX_LENGTH);
@@ -38,7 +38,7 @@ export class ManageAdminTokens {
   }
 
   /** Refused on every instance within a second. @throws CoreError ADMIN_TOKEN_NOT_FOUND */
-  async revoke(id: string, author: ChangeAuthor): Promise<AdminToken> {
+  async revoke(id: string, author: ChangeAuthor = CLI_AUTHOR): Promise<AdminToken> {
     const now = this.clock.now();
     const token = await this.tokens.revoke(id, now, auditEntry(author, 'admin_token.revoke', id, now, this.ids.uuid()));
     if (!token) throw new CoreError('ADMIN_TOKEN_NOT_FOUND', `Admin token ${id} not found`);
