@@ -1,4 +1,4 @@
-import { describeAdminTokenRepositoryContract, describeAuditLogContract, InMemoryAdminTokenRepository, InMemoryAuditLog } from '@runload/core/testing';
+import { createInMemoryPorts, describeAdminQueriesContract, describeAdminTokenRepositoryContract, describeAuditLogContract, InMemoryAdminTokenRepository, InMemoryAuditLog } from '@runload/core/testing';
 
 describeAdminTokenRepositoryContract('in-memory', async () => {
   const audit = new InMemoryAuditLog();
@@ -7,4 +7,9 @@ describeAdminTokenRepositoryContract('in-memory', async () => {
 describeAuditLogContract('in-memory', async () => {
   const subject = new InMemoryAuditLog();
   return { subject, record: async (entry) => subject.append(entry) };
+});
+
+describeAdminQueriesContract('in-memory', async () => {
+  const ports = createInMemoryPorts();
+  return { accounts: ports.accounts, runs: ports.runs, ledger: ports.gpuLedger, usage: ports.usage };
 });

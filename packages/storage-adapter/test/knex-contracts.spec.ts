@@ -14,6 +14,7 @@ import {
   STORAGE_CONTRACT_PARENTS,
   describeAdminTokenRepositoryContract,
   describeAuditLogContract,
+  describeAdminQueriesContract,
 } from '@runload/core/testing';
 import {
   KnexAccountRepository,
@@ -29,6 +30,7 @@ import {
   KnexAdminTokenRepository,
   KnexAuditLog,
   insertAuditEntry,
+  KnexUsageRepository,
 } from '@runload/storage-adapter';
 import { TEST_DATABASES, useDatabase } from './databases.js';
 
@@ -75,6 +77,10 @@ for (const [name, open] of TEST_DATABASES) {
     describeAdminTokenRepositoryContract(name, async () => {
       const db = await fresh();
       return { subject: new KnexAdminTokenRepository(db), audit: new KnexAuditLog(db) };
+    });
+    describeAdminQueriesContract(name, async () => {
+      const db = await fresh();
+      return { accounts: new KnexAccountRepository(db), runs: new KnexRunRepository(db), ledger: new KnexGpuLedger(db), usage: new KnexUsageRepository(db) };
     });
     describeAuditLogContract(name, async () => {
       const db = await fresh();
