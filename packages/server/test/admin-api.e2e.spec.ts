@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
+import { conformingFetch, createResponseChecker, parseCsv } from '@runload/api-schema/testing';
 import { RunloadAdminClient, RunloadClient, RunloadError } from '@runload/client';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { openDatabase } from '@runload/storage-adapter';
@@ -51,25 +51,6 @@ const SETTINGS: Setting[] = [
   },
 ];
 
-/** RFC 4180 rows (quoted fields may hold commas, quotes and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), (i += 1);
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), (i += 1);
-    else field += c;
-  }
-  return rows;
-}
 
 for (const setting of SETTINGS) {
   (setting.instances > 1 && (!pgUrl || !redisUrl) ? describe.skip : describe)(`admin API end to end (${setting.name})`, function () {

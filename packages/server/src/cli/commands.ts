@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CLI_AUTHOR, CoreError, type AdminToken, type RunloadApi } from '@runload/core';
+import { presentAdminKey } from '@runload/http-adapter';
 import { presentAccount, presentAppVersion } from './present.js';
 
 export interface CommandResult {
@@ -79,14 +80,7 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
       };
     }
     case 'keys list': {
-      const keys = (await api.apiKeys.list(flag(flags, 'account'))).map((k) => ({
-        key_id: k.id,
-        prefix: k.prefix,
-        name: k.name,
-        created_at: k.createdAt.toISOString(),
-        last_used_at: k.lastUsedAt?.toISOString() ?? null,
-        revoked_at: k.revokedAt?.toISOString() ?? null,
-      }));
+      const keys = (await api.apiKeys.list(flag(flags, 'account'))).map(presentAdminKey);
       return { json: { keys }, text: keys.map((k) => `${k.key_id} rl_${k.prefix}_… created ${k.created_at}${k.revoked_at ? ` revoked ${k.revoked_at}` : ''}`).join('\n') };
     }
     case 'keys revoke': {
