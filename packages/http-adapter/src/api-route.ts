@@ -46,7 +46,7 @@ export interface PipelineDeps {
 /** `run` routes add the hour and GPU-quota headers of the run windows. */
 export type RouteKind = 'plain' | 'run';
 
-function bearerToken(event: H3Event): string | null {
+export function bearerToken(event: H3Event): string | null {
   const header = event.req.headers.get('authorization');
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -102,15 +102,9 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return await finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
-      if (isClientGone(error)) {
-        log('info', 'client went away');
-        return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
-      }
+      if (isClientGone(error)) return clientGone(log, requestId);
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
-      const response = errorResponse(error);
-      if (response.status >= 500) {
-        log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
-      }
+      const response = loggedErrorResponse(error, log);
       try {
         return await finish(response.status, response.body, response.headers);
       } catch (secondary) {
@@ -121,14 +115,27 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
   };
 }
 
+/** A client that went away mid-request: noted, and answered in case anything still listens. */
+export function clientGone(log: Logger, requestId: string): Response {
+  log('info', 'client went away');
+  return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
+}
+
+/** The error's response; a server-side failure is logged with its cause. */
+export function loggedErrorResponse(error: unknown, log: Logger): ErrorResponse {
+  const response = errorResponse(error);
+  if (response.status >= 500) log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
+  return response;
+}
+
 /** Later states of the same window replace earlier ones. */
-function mergeWindows(current: readonly WindowState[], later: readonly WindowState[]): WindowState[] {
+export function mergeWindows(current: readonly WindowState[], later: readonly WindowState[]): WindowState[] {
   const key = (w: WindowState) => `${w.name}:${w.subject}`;
   const map = new Map(current.map((w) => [key(w), w]));
   for (const w of later) map.set(key(w), w);
   return [...map.values()];
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRunloadApi, mergeLimits, type Executor, type Logger, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
-import { createHttpApp, startHttpServer, type HttpMetrics, type RunningHttpServer } from '@runload/http-adapter';
+import { createHttpApp, startHttpServer, type AdminRoute, type HttpMetrics, type RunningHttpServer } from '@runload/http-adapter';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
 
 /** Every response a suite receives is checked against the OpenAPI document. */
@@ -53,6 +53,7 @@ export async function makeHarness(
     corsOrigins?: string[];
     log?: Logger;
     metrics?: HttpMetrics;
+    adminRoutes?: AdminRoute[];
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -80,6 +81,7 @@ export async function makeHarness(
     ...(options.metrics ? { metrics: options.metrics } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
     log: options.log ?? (() => undefined),
+    ...(options.adminRoutes ? { adminRoutes: options.adminRoutes } : {}),
   });
   let server: RunningHttpServer | null = null;
   if (transport === 'node') server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });
