@@ -46,12 +46,16 @@ export class RunLifecycle {
     private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
-  /** queued → running at the backend's execution start. */
-  async started(run: Run, startedAtMs: number): Promise<Run | null> {
-    const startedAt = new Date(startedAtMs);
+  /**
+   * queued → running when the backend says it started. The time is runload's own: a backend's
+   * clock may be off by hours, and the run's time limit counts from this start.
+   * @param _backendStartedAtMs the backend's timestamp, which only measures durations (see `finish`)
+   */
+  async started(run: Run, _backendStartedAtMs: number): Promise<Run | null> {
+    const startedAt = this.clock.now();
     return this.runs.update(
       run.id,
-      { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAtMs - run.createdAt.getTime()) } },
+      { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAt.getTime() - run.createdAt.getTime()) } },
       { status: ['queued'] },
     );
   }
@@ -125,13 +129,14 @@ export class RunLifecycle {
     timing: ExecutionTiming | null,
     patch: { outputs?: RunOutput[]; error?: RunError; progress?: RunProgress | null },
   ): Promise<Run | null> {
-    const gpuSeconds = timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) / 1000 : null;
+    const finishedAt = this.clock.now();
+    const runMs = executionMs(run, timing, finishedAt.getTime());
+    const gpuSeconds = runMs === null ? null : runMs / 1000;
     if (gpuSeconds !== null && gpuSeconds > 0) {
       // Charged before the status changes: the ledger is idempotent per run, so a crash in between is repaired by doing it again.
-      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: this.clock.now() });
+      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: finishedAt });
     }
-    const startedAt = run.startedAt ?? (timing ? new Date(timing.startedAtMs) : null);
-    const finishedAt = this.clock.now();
+    const startedAt = run.startedAt ?? (runMs !== null ? new Date(finishedAt.getTime() - runMs) : null);
     const updated = await this.runs.update(
       run.id,
       {
@@ -143,7 +148,7 @@ export class RunLifecycle {
         leaseExpiresAt: null,
         metrics: {
           queueMs: run.metrics.queueMs ?? (startedAt ? Math.max(0, startedAt.getTime() - run.createdAt.getTime()) : null),
-          runMs: timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) : null,
+          runMs,
           gpuSeconds,
         },
       },
@@ -204,6 +209,24 @@ export class RunLifecycle {
     else await staged.discard();
     return existing;
   }
+}
+
+/** Room for a clock stepped while a run executes. */
+const CLOCK_SLACK_MS = 60_000;
+
+/**
+ * How long the run executed, in ms. The backend's own timestamps measure it when they are sane:
+ * finite, in order, and no longer than the run has existed by runload's clock, give or take a
+ * minute (a backend's values are input: one of ±1e308 must not charge an infinite time).
+ * Otherwise runload's own observation from the start it recorded. Null (not charged) without
+ * timing, or without a recorded start.
+ */
+export function executionMs(run: Run, timing: ExecutionTiming | null, nowMs: number): number | null {
+  if (timing === null) return null;
+  const ms = timing.finishedAtMs - timing.startedAtMs;
+  if (Number.isFinite(ms) && ms >= 0 && ms <= nowMs - run.createdAt.getTime() + CLOCK_SLACK_MS) return ms;
+  if (run.startedAt === null) return null;
+  return Math.max(0, nowMs - run.startedAt.getTime());
 }
 
 /** Error texts can carry a run's inputs (a file name made of a long prompt): never store or show them whole. */
