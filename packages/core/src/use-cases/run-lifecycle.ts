@@ -178,9 +178,10 @@ export class RunLifecycle {
       origin: 'output',
       expiresAt: expiryOf('output', now, this.retention),
     };
-    // The record before the bytes, as for uploads (the retention sweep relies on that order).
+    // The record before the bytes, as for uploads (the retention sweep relies on that order),
+    // hidden until they are durable.
     try {
-      await this.assets.create(asset);
+      await this.assets.createPending(asset);
     } catch (error) {
       const earlier = await this.storedEarlier(id, staged);
       if (earlier) return earlier;
@@ -188,6 +189,7 @@ export class RunLifecycle {
     }
     try {
       await staged.commit();
+      await this.assets.markStored(id);
     } catch (error) {
       await staged.discard();
       await this.assets.delete(id);
@@ -200,13 +202,17 @@ export class RunLifecycle {
   /**
    * The record an earlier attempt stored under this id (a retry, or a dispatcher that died after
    * storing it), asked only once a create failed since it almost never exists. The bytes are
-   * committed again when they are the same: a process killed between the record and the bytes
-   * left a record without them.
+   * committed again when they are the same, and the record shown: a process killed between the
+   * record and the bytes left a pending record without them.
    */
   private async storedEarlier(id: string, staged: StagedBlob): Promise<Asset | null> {
-    const existing = await this.assets.get(id).catch(() => null);
-    if (existing?.sha256 === staged.sha256) await staged.commit();
-    else await staged.discard();
+    const existing = await this.assets.get(id, { includePending: true }).catch(() => null);
+    if (existing?.sha256 !== staged.sha256) {
+      await staged.discard();
+      return existing;
+    }
+    await staged.commit();
+    await this.assets.markStored(id);
     return existing;
   }
 }
