@@ -23,6 +23,7 @@ export * from './ports/api-key-repository.js';
 export * from './ports/app-version-repository.js';
 export * from './ports/asset-repository.js';
 export * from './ports/maintenance-lease.js';
+export * from './ports/named-locks.js';
 export * from './ports/run-repository.js';
 export * from './ports/blob-store.js';
 export * from './ports/media-type-detector.js';

@@ -17,6 +17,7 @@ import {
   EXECUTOR,
   GPU_LEDGER,
   ID_GENERATOR,
+  NAMED_LOCKS,
   LIMITS_CONFIG,
   LOGGER,
   MEDIA_TYPE_DETECTOR,
@@ -79,6 +80,7 @@ const PORT_TOKENS = {
   workSignal: WORK_SIGNAL,
   clock: CLOCK,
   ids: ID_GENERATOR,
+  locks: NAMED_LOCKS,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */

@@ -12,18 +12,21 @@ import {
   ASSET_REPOSITORY,
   BLOB_STORE,
   GPU_LEDGER,
+  NAMED_LOCKS,
   RUN_REPOSITORY,
 } from '@runload/core';
+import { InProcessNamedLocks } from '@runload/core/in-process';
 import type { Knex } from 'knex';
 import { KnexAccountRepository } from './knex-account-repository.js';
 import { KnexApiKeyRepository } from './knex-api-key-repository.js';
 import { KnexAppVersionRepository } from './knex-app-version-repository.js';
 import { KnexAssetRepository } from './knex-asset-repository.js';
 import { KnexGpuLedger } from './knex-gpu-ledger.js';
+import { KnexNamedLocks } from './knex-named-locks.js';
 import { KnexRunRepository } from './knex-run-repository.js';
 import { LocalBlobStore } from './local-blob-store.js';
 import { migrate } from './migrations.js';
-import { openDatabase, type DatabaseConfig } from './open-database.js';
+import { dialectOf, openDatabase, type DatabaseConfig } from './open-database.js';
 
 /** The open, migrated knex instance. */
 export const DATABASE = Symbol.for('runload.storage.Database');
@@ -53,6 +56,8 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(ASSET_REPOSITORY, (db) => new KnexAssetRepository(db));
     repository(RUN_REPOSITORY, (db) => new KnexRunRepository(db));
     repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
+    // One SQLite file serves one process: its locks need not cost a write each.
+    repository(NAMED_LOCKS, (db) => (dialectOf(db) === 'postgres' ? new KnexNamedLocks(db) : new InProcessNamedLocks()));
   });
 }
 

@@ -6,6 +6,7 @@ import {
   describeAppVersionRepositoryContract,
   describeAssetRepositoryContract,
   describeMaintenanceLeaseContract,
+  describeNamedLocksContract,
   describeGpuLedgerContract,
   describeIdempotencyStoreContract,
   describeStreamSlotsContract,
@@ -19,6 +20,7 @@ import {
   KnexAppVersionRepository,
   KnexAssetRepository,
   KnexMaintenanceLease,
+  KnexNamedLocks,
   KnexGpuLedger,
   KnexIdempotencyStore,
   KnexStreamSlots,
@@ -66,5 +68,9 @@ for (const [name, open] of TEST_DATABASES) {
       return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };
     });
     describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
+    describeNamedLocksContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexNamedLocks(db), another: new KnexNamedLocks(database.get().another()) };
+    });
   });
 }

@@ -22,3 +22,4 @@ export { describeIdempotencyStoreContract } from './idempotency-store.contract.j
 export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
 export * from './in-memory-stream-slots.js';
 export { describeStreamSlotsContract } from './stream-slots.contract.js';
+export { describeNamedLocksContract } from './named-locks.contract.js';

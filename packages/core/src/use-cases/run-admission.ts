@@ -8,6 +8,7 @@ import { CoreError } from '../domain/errors.js';
 import { monthBounds, WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
+import type { NamedLocks } from '../ports/named-locks.js';
 import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
 
@@ -49,7 +50,30 @@ export class RunAdmission {
     private readonly runs: RunRepository,
     private readonly clock: Clock,
     private readonly limits: LimitsConfig,
+    private readonly locks: NamedLocks,
   ) {}
+
+  /**
+   * Admits one run and writes it (`write`) while holding the account's admission lock, on every
+   * instance: concurrent creates cannot all read the same quota and all pass. When `write`
+   * fails, what was consumed is refunded and its error rethrown.
+   * @throws CoreError GPU_QUOTA_EXCEEDED or RATE_LIMITED, as `admit`
+   */
+  async admitAndWrite<T>(account: Account, write: (admission: Admission) => Promise<T>): Promise<{ admission: Admission; written: T }> {
+    return this.locks.withLock(`gpu-admission:${account.id}`, async () => {
+      const admission = await this.admit(account);
+      try {
+        return { admission, written: await write(admission) };
+      } catch (error) {
+        // The run was not written, so it must cost nothing; the write error is what the caller sees.
+        try {
+          await this.refund(admission);
+        } finally {
+          throw error;
+        }
+      }
+    });
+  }
 
   /** The state of the run windows and quota, counting nothing. */
   async peek(account: Account): Promise<RunLimitsView> {
