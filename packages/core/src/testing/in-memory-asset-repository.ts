@@ -2,6 +2,7 @@ import { isExpired, mediaKindOf, type Asset } from '../domain/asset.js';
 import type { Run } from '../domain/run.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 import type { AssetListOptions, AssetPage, AssetRepository } from '../ports/asset-repository.js';
+import { InProcessNamedLocks } from '../in-process/in-process-named-locks.js';
 
 const IN_FLIGHT = new Set(['queued', 'running', 'canceling']);
 
@@ -17,8 +18,8 @@ export class InMemoryAssetRepository implements AssetRepository {
   /** @param runs the runs whose inputs decide `usedByRunInFlight` (none when omitted) */
   constructor(private readonly runs: { snapshot(): readonly Run[] } = { snapshot: () => [] }) {}
 
-  /** Per-sha256 locks: the tail of each chain of holders. */
-  private readonly locks = new Map<string, Promise<void>>();
+  /** Per-sha256 locks. */
+  private readonly locks = new InProcessNamedLocks();
 
   async create(asset: Asset): Promise<void> {
     await this.locked(asset.sha256, async () => {
@@ -43,19 +44,8 @@ export class InMemoryAssetRepository implements AssetRepository {
     });
   }
 
-  private async locked<T>(sha256: string, work: () => Promise<T>): Promise<T> {
-    const before = this.locks.get(sha256) ?? Promise.resolve();
-    let release = () => undefined as void;
-    const mine = new Promise<void>((r) => (release = r));
-    const tail = before.then(() => mine);
-    this.locks.set(sha256, tail);
-    await before;
-    try {
-      return await work();
-    } finally {
-      release();
-      if (this.locks.get(sha256) === tail) this.locks.delete(sha256);
-    }
+  private locked<T>(sha256: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.withLock(sha256, work);
   }
 
   async get(id: string, options: { readonly includePending?: boolean } = {}): Promise<Asset | null> {
