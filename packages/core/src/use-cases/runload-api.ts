@@ -26,6 +26,7 @@ import { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 import { IdempotentRequests } from './idempotent-requests.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
 import type { NamedLocks } from '../ports/named-locks.js';
+import { InProcessNamedLocks } from '../in-process/in-process-named-locks.js';
 import { RunStreams } from './run-streams.js';
 import { ManageAccounts } from './admin/manage-accounts.js';
 import { ManageApiKeys } from './admin/manage-api-keys.js';
@@ -68,8 +69,11 @@ export interface RunloadPorts {
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
   readonly streamSlots: StreamSlots;
-  // One account's run admission at a time, on every instance.
-  readonly locks: NamedLocks;
+  /**
+   * One account's run admission at a time, on every instance that shares the storage. Absent: the
+   * locks of this process, which hold only where one process serves the storage (SQLite).
+   */
+  readonly locks?: NamedLocks;
 }
 
 export interface RunloadApi {
@@ -99,7 +103,7 @@ export interface RunloadApi {
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
 
 export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): RunloadApi {
-  const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits, p.locks);
+  const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits, p.locks ?? new InProcessNamedLocks());
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
   return {
