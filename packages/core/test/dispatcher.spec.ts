@@ -128,7 +128,8 @@ describe('Dispatcher', () => {
     const job = t.backend.job(run.id);
     expect(job?.inputs).to.deep.equal({ '1:image': image.id, '2:blur_radius': 9 });
     expect(Object.keys(job?.media ?? {})).to.deep.equal(['1:image']);
-    const start = t.w.clock.nowMs() + 1500;
+    t.w.clock.advance(1500);
+    const start = t.w.clock.nowMs();
     t.backend.start(run.id, start);
     await t.a.dispatcher.idle();
     const running = await t.get(run.id);

@@ -14,6 +14,8 @@ import {
   InMemoryGpuLedger,
   InMemoryMaintenanceLease,
   describeMaintenanceLeaseContract,
+  describeNamedLocksContract,
+  InProcessNamedLocks,
   InMemoryRunRepository,
 } from '@runload/core/testing';
 
@@ -27,6 +29,10 @@ describeAssetRepositoryContract('in-memory', async () => {
 describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository() }));
 describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
 describeMaintenanceLeaseContract('in-memory', async () => ({ subject: new InMemoryMaintenanceLease() }));
+describeNamedLocksContract('in-process', async () => {
+  const locks = new InProcessNamedLocks();
+  return { subject: locks, another: locks };
+});
 describeBlobStoreContract('in-memory', async () => {
   const subject = new InMemoryBlobStore();
   return {

@@ -41,7 +41,7 @@ export class BackendCapabilities {
   /** What this server lacks to run the work (`checkpoint sdxl.safetensors`), or null. */
   lacks(work: RunnableWork): string | null {
     // The run's values read over the workflow's, without copying it (this runs for every claim).
-    const set = inputsByNode(work.inputs);
+    const set = inputsByNode(work.inputs, work.workflow);
     for (const [nodeId, node] of Object.entries(work.workflow)) {
       const inputs = this.combos.get(node.class_type);
       if (!inputs) return `node class ${node.class_type}`;

@@ -12,7 +12,7 @@ import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
 import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
-import { partialRefusal, promptRefusal } from './prompt-refusal.js';
+import { partialRefusal, promptRefusal, type TakenBack } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
 import { RunLocator } from './run-locator.js';
 import { ExecutingPrompt } from './executing-prompt.js';
@@ -173,7 +173,7 @@ export class ComfyUiBackend {
           this.options.log('warn', 'could not take back a partly refused prompt', { runId: job.runId, error: (error as Error).message }),
         );
         this.followers.unplan(job.runId);
-        return { accepted: false, error: partialRefusal(answer.node_errors, job.workflow) };
+        return { accepted: false, error: partialRefusal(answer.node_errors, job.workflow, await this.takenBack(job.runId)) };
       }
       return { accepted: true };
     }
@@ -185,6 +185,18 @@ export class ComfyUiBackend {
     }
     // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt (protocol §3): neither queued it.
     return { accepted: false, error: promptRefusal(result.status, result.body, job.workflow) };
+  }
+
+  /** Where a prompt runload asked to take back ended: never run, run to its end, or interrupted. */
+  private async takenBack(runId: string): Promise<TakenBack> {
+    const state = await this.locator.inspect(runId).then(
+      (found) => found.state,
+      () => null,
+    );
+    if (state === 'unknown') return 'before-it-ran';
+    if (state === 'succeeded' || state === 'failed') return 'after-it-ran';
+    if (state === 'interrupted') return 'while-it-ran';
+    return 'unknown';
   }
 
   private async wasQueued(runId: string): Promise<boolean> {

@@ -7,12 +7,39 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
-import { text as readText } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CoreError } from '@runload/core';
 
 const IDLE_CONNECTION_MS = 4000;
+const MIB = 1024 * 1024;
+/**
+ * The largest JSON answer read from a backend: `/object_info` of a server with many custom nodes
+ * is a few MiB; a larger answer (a history of 300 MB) would take the memory of the whole server.
+ */
+export const MAX_ANSWER_BYTES = 32 * MIB;
+
+class AnswerTooLarge extends Error {}
+
+/** The answer's text, or AnswerTooLarge (the connection dropped) once it passes `maxBytes`. */
+async function readBounded(res: IncomingMessage, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    res.destroy();
+    throw new AnswerTooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      res.destroy();
+      throw new AnswerTooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
 
 export interface HttpResult {
   readonly status: number;
@@ -21,6 +48,8 @@ export interface HttpResult {
 
 export interface RequestOptions {
   readonly timeoutMs?: number;
+  /** The largest answer read (history, object_info, queue); past it the call fails. */
+  readonly maxAnswerBytes?: number;
   /** Fails the exchange once no byte has moved either way for this long (transfers, whose total is long). */
   readonly idleMs?: number;
   /** Return 5xx answers instead of throwing (the server did answer: e.g. it failed on our prompt). */
@@ -60,10 +89,14 @@ export class ComfyUiHttp {
   async request(method: 'GET' | 'POST', path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResult> {
     let res: IncomingMessage;
     let text: string;
+    const maxBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     try {
       res = await this.send(method, path, body, options.timeoutMs ?? this.timeoutMs, options.idleMs);
-      text = await readText(res);
+      text = await readBounded(res, maxBytes);
     } catch (error) {
+      if (error instanceof AnswerTooLarge) {
+        throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${method} ${short(path)} with more than ${maxBytes % MIB === 0 ? `${maxBytes / MIB} MiB` : `${maxBytes} bytes`}, more than runload reads`);
+      }
       throw this.unreachable(`${method} ${short(path)}`, error);
     }
     const status = res.statusCode ?? 0;

@@ -32,12 +32,23 @@ export function promptRefusal(status: number, raw: unknown, workflow?: Workflow)
   };
 }
 
+/** What became of the valid part of a partly refused prompt once runload asked to take it back. */
+export type TakenBack = 'before-it-ran' | 'after-it-ran' | 'while-it-ran' | 'unknown';
+
+const WHAT_HAPPENED: Record<TakenBack, string> = {
+  'before-it-ran': 'the run was stopped before it executed',
+  'after-it-ran': 'the valid part of the workflow had already executed on the backend; its outputs are not kept',
+  'while-it-ran': 'the valid part of the workflow had started on the backend and was interrupted',
+  unknown: 'the backend was asked to drop the valid part of the workflow, which may have executed; its outputs are not kept',
+};
+
 /**
  * ComfyUI queued the prompt but dropped output nodes that failed validation (a 200 with
- * `node_errors`). runload refuses such a run as a whole, with the same node errors.
+ * `node_errors`). runload refuses such a run as a whole, with the same node errors, and says what
+ * became of the part the backend had queued.
  */
-export function partialRefusal(nodeErrors: Record<string, unknown>, workflow: Workflow): RunError {
+export function partialRefusal(nodeErrors: Record<string, unknown>, workflow: Workflow, takenBack: TakenBack = 'unknown'): RunError {
   const dropped = Object.keys(nodeErrors).join(', ');
   const error = promptRefusal(200, { error: { type: 'prompt_outputs_failed_validation', message: '' }, node_errors: nodeErrors }, workflow);
-  return { ...error, message: `Some nodes of the workflow failed validation (${dropped}); the run was stopped before it executed` };
+  return { ...error, message: `Some nodes of the workflow failed validation (${dropped}); ${WHAT_HAPPENED[takenBack]}` };
 }

@@ -1,6 +1,7 @@
 /**
  * Sends webhook events (CONTRACT 9): signed the Standard Webhooks way with the `standardwebhooks`
- * library, POSTed once with node's HTTP client (which follows no redirect), 10 s at most. The
+ * library, POSTed once with node's HTTP client (which follows no redirect), 10 s at most for the
+ * whole attempt, answered by the status alone (the body is not read). The
  * address is checked on the connection itself (the lookup the socket uses), so a name that
  * resolves differently at delivery than at creation still cannot reach a private address.
  * @module
@@ -70,16 +71,19 @@ export class HttpWebhookTransport implements WebhookTransport {
     };
     return new Promise<DeliveryOutcome>((resolve) => {
       const client = url.protocol === 'https:' ? https : http;
-      const request = client.request(url, { method: 'POST', headers, lookup: this.guardedLookup(), timeout: this.timeoutMs, agent: false }, (response) => {
-        response.resume();
+      // The whole attempt has one deadline: a receiver that drips bytes never resets it.
+      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      const settle = (outcome: DeliveryOutcome) => {
+        clearTimeout(deadline);
+        resolve(outcome);
+      };
+      const request = client.request(url, { method: 'POST', headers, lookup: this.guardedLookup(), agent: false }, (response) => {
+        // The status is the answer: the body is never waited for (a receiver may drip it forever).
         const status = response.statusCode ?? 0;
-        response.once('end', () =>
-          resolve(status >= 200 && status < 300 ? { delivered: true, status } : { delivered: false, status, error: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}` }),
-        );
-        response.once('error', (error) => resolve({ delivered: false, status, error: error.message }));
+        response.destroy();
+        settle(status >= 200 && status < 300 ? { delivered: true, status } : { delivered: false, status, error: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}` });
       });
-      request.once('timeout', () => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      request.once('error', (error) => resolve({ delivered: false, status: null, error: error.message }));
+      request.once('error', (error) => settle({ delivered: false, status: null, error: error.message }));
       request.end(body);
     });
   }

@@ -45,6 +45,8 @@ export function decideUpload(report: UploadReport): RouteResult {
   if (store && 'error' in store) {
     const known = uploadErrorResponse(store.error);
     if (known) return { status: known.status, failure: known, cause: store.error };
+    // The disk or store failed on its own: the parser's error, if any, only echoes it.
+    if (isStorageFailure(store.error)) return { ...uploadFailed(500), cause: store.error };
   }
   if (parserError) {
     const code = (parserError as { code?: unknown }).code;
@@ -125,8 +127,8 @@ async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadO
 
   let report: UploadReport;
   if ('store' in first) {
-    // A refusal is answered now; any other failure may be the echo of the parser giving up.
-    const refusal = uploadErrorResponse(first.store) !== null;
+    // A refusal or a storage failure is answered now; any other failure may be the echo of the parser giving up.
+    const refusal = uploadErrorResponse(first.store) !== null || isStorageFailure(first.store);
     report = { parserError: refusal ? null : await parserDone, store: { error: first.store } };
   } else {
     if (first.parser) (sink as PassThrough | null)?.destroy(new Error('the multipart body ended early'));
@@ -136,6 +138,15 @@ async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadO
   if (result.failure && report.store && 'asset' in report.store) await api.uploadAsset.remove(report.store.asset);
   if (result.failure && nodeReq && !nodeReq.complete) return { ...result, headers: { ...result.headers, Connection: 'close' } };
   return result;
+}
+
+/** Errors of the file system itself (a full disk, a read-only or failing device), not of the body. */
+const STORAGE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EMFILE', 'ENFILE', 'EACCES', 'EPERM']);
+
+/** A failure of where bytes are kept: answered 500, whatever the parser said after it. */
+export function isStorageFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORAGE_ERRNO.has(code);
 }
 
 function clientGone(nodeReq: IncomingMessage): Promise<Error> {

@@ -95,6 +95,17 @@ function readLimits(file: string | undefined, cwd: string): LimitsConfig {
   }
 }
 
+/** The longest instance name the database keeps (it names the owner of claims and leases). */
+export const MAX_INSTANCE_ID_CHARS = 128;
+
+function readInstanceId(env: Env): string | null {
+  const id = env['RUNLOAD_INSTANCE_ID']?.trim() || null;
+  if (id !== null && [...id].length > MAX_INSTANCE_ID_CHARS) {
+    throw new ConfigError(`RUNLOAD_INSTANCE_ID must be at most ${MAX_INSTANCE_ID_CHARS} characters, got ${[...id].length}`);
+  }
+  return id;
+}
+
 function retryDelays(raw: string | undefined): number[] | null {
   if (raw === undefined || raw.trim() === '') return null;
   const delays = list(raw).map(Number);
@@ -127,7 +138,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     corsOrigins: list(env['RUNLOAD_CORS_ORIGINS']),
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
-    instanceId: env['RUNLOAD_INSTANCE_ID']?.trim() || null,
+    instanceId: readInstanceId(env),
     webhookAllowPrivate: env['RUNLOAD_WEBHOOK_ALLOW_PRIVATE']?.trim() === 'true',
     webhookRetryDelaysMs: retryDelays(env['RUNLOAD_WEBHOOK_RETRY_DELAYS_MS']),
     sweepSeconds: integer(env, 'RUNLOAD_SWEEP_SECONDS', 600, 1, 86_400),

@@ -20,6 +20,7 @@ import {
   EXECUTOR,
   GPU_LEDGER,
   ID_GENERATOR,
+  NAMED_LOCKS,
   LIMITS_CONFIG,
   LOGGER,
   MEDIA_TYPE_DETECTOR,
@@ -87,6 +88,7 @@ const PORT_TOKENS = {
   adminTokens: ADMIN_TOKEN_REPOSITORY,
   auditLog: AUDIT_LOG,
   usage: USAGE_REPOSITORY,
+  locks: NAMED_LOCKS,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */

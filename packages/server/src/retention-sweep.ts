@@ -1,8 +1,9 @@
 /**
  * Runs the retention sweep every few minutes on a server (the lease lets one instance at a time
- * do the work), and with it removes the staged uploads a killed process left behind.
+ * do the work), and with it removes the staged uploads and pending asset records a killed
+ * process left behind.
  */
-import { SweepExpiredAssets, type AssetRepository, type BlobStore, type Clock, type MaintenanceLease } from '@runload/core';
+import { RemoveAbandonedAssets, SweepExpiredAssets, type AssetRepository, type BlobStore, type Clock, type MaintenanceLease } from '@runload/core';
 import type { Logger } from './log.js';
 
 export interface RetentionSweep {
@@ -19,6 +20,7 @@ export function startRetentionSweep(
 ): RetentionSweep {
   // The lease outlives a slow sweep, and expires soon enough for another instance to take over.
   const sweep = new SweepExpiredAssets(assets, blobs, leases, clock, { owner: options.owner, leaseMs: Math.max(60_000, 3 * options.everyMs) });
+  const abandoned = new RemoveAbandonedAssets(assets, blobs, clock, options.abandonedStagingMs);
   let running: Promise<void> = Promise.resolve();
   let busy = false;
   const tick = () => {
@@ -37,7 +39,14 @@ export function startRetentionSweep(
       },
       (error: unknown) => options.log('warn', 'could not remove abandoned staged uploads; the next sweep retries', { error: String(error) }),
     );
-    running = Promise.all([assetsSwept, stagingSwept]).then(() => undefined).finally(() => (busy = false));
+    // Every instance too: each removal is safe to repeat, and no lease has to wait for a start.
+    const pendingSwept = abandoned.run().then(
+      (removed) => {
+        if (removed > 0) options.log('info', 'removed asset records a killed writer left without bytes', { removed });
+      },
+      (error: unknown) => options.log('warn', 'could not remove abandoned asset records; the next sweep retries', { error: String(error) }),
+    );
+    running = Promise.all([assetsSwept, stagingSwept, pendingSwept]).then(() => undefined).finally(() => (busy = false));
   };
   const timer = setInterval(tick, options.everyMs);
   timer.unref();

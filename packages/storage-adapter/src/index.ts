@@ -10,6 +10,7 @@ export { KnexRunRepository } from './knex-run-repository.js';
 export { KnexGpuLedger } from './knex-gpu-ledger.js';
 export { LocalBlobStore } from './local-blob-store.js';
 export { KnexMaintenanceLease } from './knex-maintenance-lease.js';
+export { KnexNamedLocks, type KnexNamedLocksOptions } from './knex-named-locks.js';
 export type { Knex as Database } from 'knex';
 export { KnexIdempotencyStore } from './knex-idempotency-store.js';
 export { KnexWebhookOutbox } from './knex-webhook-outbox.js';

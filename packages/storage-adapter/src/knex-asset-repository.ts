@@ -36,7 +36,12 @@ export class KnexAssetRepository implements AssetRepository {
   constructor(private readonly db: Knex) {}
 
   create(a: Asset): Promise<void> {
+    return this.insert(a, false);
+  }
+
+  private insert(a: Asset, pending: boolean): Promise<void> {
     const row = {
+      pending,
       id: a.id,
       account_id: a.accountId,
       filename: a.filename,
@@ -60,7 +65,7 @@ export class KnexAssetRepository implements AssetRepository {
 
   listExpired(now: Date, limit: number): Promise<Asset[]> {
     return guarded(async () => {
-      const rows = await this.db('assets').whereNotNull('expires_at').where('expires_at', '<=', now.getTime()).orderBy('expires_at').limit(limit);
+      const rows = await this.db('assets').where({ pending: false }).whereNotNull('expires_at').where('expires_at', '<=', now.getTime()).orderBy('expires_at').limit(limit);
       return rows.map(toAsset);
     });
   }
@@ -79,9 +84,11 @@ export class KnexAssetRepository implements AssetRepository {
     );
   }
 
-  get(id: string): Promise<Asset | null> {
+  get(id: string, options: { readonly includePending?: boolean } = {}): Promise<Asset | null> {
     return guarded(async () => {
-      const row = await this.db('assets').where({ id }).first();
+      const query = this.db('assets').where({ id });
+      if (!options.includePending) query.where({ pending: false });
+      const row = await query.first();
       return row ? toAsset(row) : null;
     });
   }
@@ -99,7 +106,7 @@ export class KnexAssetRepository implements AssetRepository {
 
   listByAccount(accountId: string, options: AssetListOptions): Promise<AssetPage> {
     return guarded(async () => {
-      const query = unexpired(this.db('assets').where({ account_id: accountId }), options.now.getTime());
+      const query = unexpired(this.db('assets').where({ account_id: accountId, pending: false }), options.now.getTime());
       if (options.kind) query.where('content_type', 'like', `${options.kind}/%`);
       if (options.origin) query.where({ origin: options.origin });
       if (options.after) {
@@ -116,7 +123,7 @@ export class KnexAssetRepository implements AssetRepository {
   renewUploads(ids: readonly string[], expiresAt: Date | null, now: Date): Promise<number> {
     return guarded(async () => {
       if (ids.length === 0) return 0;
-      const query = this.db('assets').whereIn('id', [...new Set(ids)]).where({ origin: 'upload' });
+      const query = this.db('assets').whereIn('id', [...new Set(ids)]).where({ origin: 'upload', pending: false });
       return unexpired(query, now.getTime()).update({ expires_at: msOrNull(expiresAt) });
     });
   }
@@ -130,6 +137,21 @@ export class KnexAssetRepository implements AssetRepository {
         .where('inputs', 'like', `%"${asset.id}"%`)
         .first('id');
       return row !== undefined;
+    });
+  }
+
+  createPending(a: Asset): Promise<void> {
+    return this.insert(a, true);
+  }
+
+  markStored(id: string): Promise<boolean> {
+    return guarded(async () => (await this.db('assets').where({ id }).update({ pending: false })) > 0);
+  }
+
+  listPending(before: Date, limit: number): Promise<Asset[]> {
+    return guarded(async () => {
+      const rows = await this.db('assets').where({ pending: true }).where('created_at', '<', before.getTime()).orderBy('created_at').limit(limit);
+      return rows.map(toAsset);
     });
   }
 }

@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, readdirSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
 
@@ -25,8 +25,12 @@ export class LocalBlobStore implements BlobStore {
   /**
    * @param root the blob directory. Building a store never touches what is staged there: the CLI
    * builds one while a server may be receiving uploads into the same directory.
+   * @param openFile opens a staging file (tests pass one whose writes fail, as on a full disk).
    */
-  constructor(private readonly root: string) {
+  constructor(
+    private readonly root: string,
+    private readonly openFile: (file: string, flags: string) => Promise<FileHandle> = open,
+  ) {
     this.staging = path.join(root, STAGING);
     mkdirSync(this.staging, { recursive: true });
   }
@@ -51,7 +55,7 @@ export class LocalBlobStore implements BlobStore {
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const tempPath = path.join(this.staging, randomUUID());
-    const file = await open(tempPath, 'wx');
+    const file = await this.openFile(tempPath, 'wx');
     const hash = createHash('sha256');
     const head: Buffer[] = [];
     let headSize = 0;
@@ -62,15 +66,22 @@ export class LocalBlobStore implements BlobStore {
     let batch: Uint8Array[] = [];
     let batchSize = 0;
     let writing: Promise<unknown> = Promise.resolve();
+    // A write fails (a full disk) while the next batch is being read: it is awaited only then, so
+    // its failure is kept here at once, stops the read at its next chunk, and is rethrown.
+    let writeFailure: { error: unknown } | null = null;
     const writeBatch = async () => {
       await writing;
       const chunks = batch; // written as they are (writev), never copied into one buffer
       batch = [];
       batchSize = 0;
-      if (chunks.length > 0) writing = file.writev(chunks);
+      if (chunks.length > 0) {
+        writing = file.writev(chunks);
+        writing.catch((error: unknown) => (writeFailure ??= { error }));
+      }
     };
     try {
       for await (const chunk of source) {
+        if (writeFailure) throw (writeFailure as { error: unknown }).error;
         size += chunk.byteLength;
         if (size > options.maxBytes) throw new CoreError('PAYLOAD_TOO_LARGE', `File too large: the limit is ${options.maxBytes} bytes`);
         hash.update(chunk);

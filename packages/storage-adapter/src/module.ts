@@ -12,24 +12,27 @@ import {
   ASSET_REPOSITORY,
   BLOB_STORE,
   GPU_LEDGER,
+  NAMED_LOCKS,
   RUN_REPOSITORY,
   ADMIN_TOKEN_REPOSITORY,
   AUDIT_LOG,
   USAGE_REPOSITORY,
 } from '@runload/core';
+import { InProcessNamedLocks } from '@runload/core/in-process';
 import type { Knex } from 'knex';
 import { KnexAccountRepository } from './knex-account-repository.js';
 import { KnexApiKeyRepository } from './knex-api-key-repository.js';
 import { KnexAppVersionRepository } from './knex-app-version-repository.js';
 import { KnexAssetRepository } from './knex-asset-repository.js';
 import { KnexGpuLedger } from './knex-gpu-ledger.js';
+import { KnexNamedLocks } from './knex-named-locks.js';
 import { KnexRunRepository } from './knex-run-repository.js';
 import { LocalBlobStore } from './local-blob-store.js';
 import { KnexAdminTokenRepository } from './knex-admin-token-repository.js';
 import { KnexAuditLog } from './knex-audit-log.js';
 import { KnexUsageRepository } from './knex-usage-repository.js';
 import { migrate } from './migrations.js';
-import { openDatabase, type DatabaseConfig } from './open-database.js';
+import { dialectOf, openDatabase, type DatabaseConfig } from './open-database.js';
 
 /** The open, migrated knex instance. */
 export const DATABASE = Symbol.for('runload.storage.Database');
@@ -62,6 +65,8 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(ADMIN_TOKEN_REPOSITORY, (db) => new KnexAdminTokenRepository(db));
     repository(AUDIT_LOG, (db) => new KnexAuditLog(db));
     repository(USAGE_REPOSITORY, (db) => new KnexUsageRepository(db));
+    // One SQLite file serves one process: its locks need not cost a write each.
+    repository(NAMED_LOCKS, (db) => (dialectOf(db) === 'postgres' ? new KnexNamedLocks(db) : new InProcessNamedLocks()));
   });
 }
 

@@ -17,8 +17,41 @@ export interface DatabaseConfig {
   readonly schema?: string;
   /** Largest connection pool (PostgreSQL). */
   readonly poolMax?: number;
+  /** PostgreSQL: the longest wait for one query's answer (default 10 s); past it, STORAGE_UNAVAILABLE. */
+  readonly queryTimeoutMs?: number;
   /** SQLite: how long a statement waits for another writer's lock before failing (default 10 s). */
   readonly busyTimeoutMs?: number;
+}
+
+/** PostgreSQL: how long opening a connection may take. */
+const CONNECT_TIMEOUT_MS = 5000;
+/** PostgreSQL: how long one query may wait for its answer. */
+const QUERY_TIMEOUT_MS = 10_000;
+
+/** The parts of a pg client used here; knex drops a connection it finds marked `__knex__disposed`. */
+interface PgConnection {
+  query(...args: unknown[]): unknown;
+  end(): Promise<void>;
+  __knex__disposed?: unknown;
+}
+
+/**
+ * A query that timed out leaves its connection out of step with the server (the late answer
+ * would be read as the next query's): knex is told to drop it, and it is closed.
+ */
+function discardAfterTimeout(conn: PgConnection): void {
+  const query = conn.query.bind(conn);
+  conn.query = (...args: unknown[]) => {
+    const callback = args[args.length - 1];
+    if (typeof callback !== 'function') return query(...args);
+    return query(...args.slice(0, -1), (err: Error | null, result: unknown): void => {
+      if (err && /Query read timeout/.test(err.message)) {
+        conn.__knex__disposed = err;
+        conn.end().catch(() => undefined);
+      }
+      (callback as (e: Error | null, r: unknown) => void)(err, result);
+    });
+  };
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -41,19 +74,24 @@ export function openDatabase(config: DatabaseConfig): Knex {
     return knexFactory({
       client: 'pg',
       log: KNEX_LOG,
-      connection: config.url,
+      // A server that accepts connections and never answers must not hold a request forever: the
+      // connection and every query are bounded, and their timeouts read as an unreachable database.
+      connection: {
+        connectionString: config.url,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        query_timeout: config.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+        keepAlive: true,
+      },
       ...(config.schema ? { searchPath: [config.schema] } : {}),
       pool: {
         min: 0,
         max: config.poolMax ?? 10,
-        // A schema of our own is created on first use, so tests and tenants can isolate themselves.
-        ...(config.schema
-          ? {
-              afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) => {
-                conn.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`, (err) => done(err, conn));
-              },
-            }
-          : {}),
+        afterCreate: (conn: PgConnection, done: (err: Error | null, c: unknown) => void) => {
+          discardAfterTimeout(conn);
+          // A schema of our own is created on first use, so tests and tenants can isolate themselves.
+          if (!config.schema) return done(null, conn);
+          conn.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`, (err: Error | null) => done(err, conn));
+        },
       },
       acquireConnectionTimeout: 5000,
     });

@@ -9,7 +9,7 @@ export function isUnreachable(error: unknown): boolean {
   if (!e) return false;
   if (e.code && UNREACHABLE.has(e.code)) return true;
   if (e.name === 'KnexTimeoutError') return true;
-  return /Connection terminated|connect ECONNREFUSED|Timeout acquiring a connection/.test(e.message ?? '');
+  return /Connection terminated|connect ECONNREFUSED|Timeout acquiring a connection|Query read timeout|timeout expired/.test(e.message ?? '');
 }
 
 /** Runs a database call; unreachable-database errors become CoreError STORAGE_UNAVAILABLE. */

@@ -6,6 +6,7 @@ import {
   describeAppVersionRepositoryContract,
   describeAssetRepositoryContract,
   describeMaintenanceLeaseContract,
+  describeNamedLocksContract,
   describeGpuLedgerContract,
   describeIdempotencyStoreContract,
   describeStreamSlotsContract,
@@ -22,6 +23,7 @@ import {
   KnexAppVersionRepository,
   KnexAssetRepository,
   KnexMaintenanceLease,
+  KnexNamedLocks,
   KnexGpuLedger,
   KnexIdempotencyStore,
   KnexStreamSlots,
@@ -85,6 +87,10 @@ for (const [name, open] of TEST_DATABASES) {
     describeAuditLogContract(name, async () => {
       const db = await fresh();
       return { subject: new KnexAuditLog(db), record: (entry) => insertAuditEntry(db, entry) };
+    });
+    describeNamedLocksContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexNamedLocks(db), another: new KnexNamedLocks(database.get().another()) };
     });
   });
 }

@@ -43,11 +43,26 @@ const MAX_FILENAME_LENGTH = 200;
  */
 export function sanitizeFilename(raw: string | null | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = base
-    .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '_')
-    .replace(/^[.\s]+/, '')
-    .trim()
-    .slice(0, MAX_FILENAME_LENGTH);
+  const cleaned = cutAtCharacter(
+    base
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd') // lone surrogates
+      .normalize('NFC')
+      .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '_')
+      .replace(/^[.\s]+/, '')
+      .trim(),
+    MAX_FILENAME_LENGTH,
+  );
   return cleaned.length > 0 ? cleaned : 'upload';
+}
+
+/** At most `max` UTF-16 units of `text`, cut between characters (never inside an emoji or a surrogate pair). */
+function cutAtCharacter(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  // A grapheme is short: a little more than `max` units is enough to see where the last one ends.
+  for (const { segment, index } of new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text.slice(0, max + 32))) {
+    if (index + segment.length > max) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
 }

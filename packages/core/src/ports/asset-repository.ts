@@ -23,8 +23,11 @@ export interface AssetRepository {
    * writer then commits its bytes again).
    */
   create(asset: Asset): Promise<void>;
-  /** The asset, or null when no asset has that id (whoever owns it; expired ones included). */
-  get(id: string): Promise<Asset | null>;
+  /**
+   * The asset, or null when no asset has that id (whoever owns it; expired ones included). A
+   * pending record (see `createPending`) is null too, unless `includePending` is set.
+   */
+  get(id: string, options?: { readonly includePending?: boolean }): Promise<Asset | null>;
   /** Removes the record; true when it existed. */
   delete(id: string): Promise<boolean>;
   /** How many asset records point at these bytes. */
@@ -46,6 +49,17 @@ export interface AssetRepository {
    * without calling it. An error of `remove` is rethrown.
    */
   deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean>;
+
+  /**
+   * As `create`, but the record stays pending until `markStored`: `get`, the listings and
+   * `listExpired` leave it out, while `countBySha256` counts it (its bytes are being committed).
+   * Used when the bytes are committed after the record, so no one sees a record without bytes.
+   */
+  createPending(asset: Asset): Promise<void>;
+  /** Makes a pending record visible (its bytes are durable); true when the record exists. */
+  markStored(id: string): Promise<boolean>;
+  /** Pending records created before `before`, oldest first, at most `limit` (a killed writer's leftovers). */
+  listPending(before: Date, limit: number): Promise<Asset[]>;
 }
 
 export const ASSET_REPOSITORY = Symbol.for('runload.core.AssetRepository');

@@ -168,5 +168,40 @@ export function describeAssetRepositoryContract(
       expect(createdAt).to.be.above(removedAt);
       expect(await assets.get(again.id)).to.deep.equal(again);
     });
+
+    it('hides a pending record from reads, listings and expiry until it is marked stored, while its bytes count as referred to', async () => {
+      const pending = anAsset({ expiresAt: new Date(T + 1000) });
+      await assets.createPending(pending);
+      const page = { limit: 10, now: new Date(T) };
+      expect(await assets.get(pending.id)).to.equal(null);
+      expect(await assets.get(pending.id, { includePending: true })).to.deep.equal(pending);
+      expect((await assets.listByAccount(pending.accountId, page)).assets).to.deep.equal([]);
+      expect(await assets.listExpired(new Date(T + 2000), 10)).to.deep.equal([]);
+      expect(await assets.renewUploads([pending.id], null, new Date(T))).to.equal(0);
+      expect(await assets.countBySha256(pending.sha256)).to.equal(1);
+      let called = false;
+      expect(await assets.deleteBlobIfUnreferenced(pending.sha256, async () => (called = true))).to.equal(false);
+      expect(called).to.equal(false);
+      const error = await assets.create({ ...pending }).then(() => null, (e: unknown) => e);
+      expect(error, 'its id is taken').to.not.equal(null);
+
+      expect(await assets.markStored(pending.id)).to.equal(true);
+      expect(await assets.get(pending.id)).to.deep.equal(pending);
+      expect((await assets.listByAccount(pending.accountId, page)).assets).to.deep.equal([pending]);
+      expect(await assets.markStored(randomUUID())).to.equal(false);
+    });
+
+    it('lists pending records created before a time, oldest first, up to a limit', async () => {
+      const old = anAsset({ createdAt: new Date(T - 2000) });
+      const older = anAsset({ createdAt: new Date(T - 3000) });
+      const young = anAsset({ createdAt: new Date(T + 1000) });
+      const stored = anAsset({ createdAt: new Date(T - 5000) });
+      for (const a of [old, older, young]) await assets.createPending(a);
+      await assets.create(stored);
+      expect((await assets.listPending(new Date(T), 10)).map((a) => a.id)).to.deep.equal([older.id, old.id]);
+      expect((await assets.listPending(new Date(T), 1)).map((a) => a.id)).to.deep.equal([older.id]);
+      expect(await assets.delete(older.id)).to.equal(true);
+      expect((await assets.listPending(new Date(T), 10)).map((a) => a.id)).to.deep.equal([old.id]);
+    });
   });
 }

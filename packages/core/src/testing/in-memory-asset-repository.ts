@@ -2,6 +2,7 @@ import { isExpired, mediaKindOf, type Asset } from '../domain/asset.js';
 import type { Run } from '../domain/run.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 import type { AssetListOptions, AssetPage, AssetRepository } from '../ports/asset-repository.js';
+import { InProcessNamedLocks } from '../in-process/in-process-named-locks.js';
 
 const IN_FLIGHT = new Set(['queued', 'running', 'canceling']);
 
@@ -11,12 +12,14 @@ function newestFirst(a: Asset, b: Asset): number {
 
 export class InMemoryAssetRepository implements AssetRepository {
   private readonly rows = new Map<string, Asset>();
+  /** Ids of the records whose bytes are not committed yet. */
+  private readonly pending = new Set<string>();
 
   /** @param runs the runs whose inputs decide `usedByRunInFlight` (none when omitted) */
   constructor(private readonly runs: { snapshot(): readonly Run[] } = { snapshot: () => [] }) {}
 
-  /** Per-sha256 locks: the tail of each chain of holders. */
-  private readonly locks = new Map<string, Promise<void>>();
+  /** Per-sha256 locks. */
+  private readonly locks = new InProcessNamedLocks();
 
   async create(asset: Asset): Promise<void> {
     await this.locked(asset.sha256, async () => {
@@ -26,7 +29,7 @@ export class InMemoryAssetRepository implements AssetRepository {
   }
 
   async listExpired(now: Date, limit: number): Promise<Asset[]> {
-    return [...this.rows.values()]
+    return this.stored()
       .filter((a) => isExpired(a, now))
       .sort((a, b) => (a.expiresAt?.getTime() ?? 0) - (b.expiresAt?.getTime() ?? 0))
       .slice(0, limit)
@@ -41,27 +44,17 @@ export class InMemoryAssetRepository implements AssetRepository {
     });
   }
 
-  private async locked<T>(sha256: string, work: () => Promise<T>): Promise<T> {
-    const before = this.locks.get(sha256) ?? Promise.resolve();
-    let release = () => undefined as void;
-    const mine = new Promise<void>((r) => (release = r));
-    const tail = before.then(() => mine);
-    this.locks.set(sha256, tail);
-    await before;
-    try {
-      return await work();
-    } finally {
-      release();
-      if (this.locks.get(sha256) === tail) this.locks.delete(sha256);
-    }
+  private locked<T>(sha256: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.withLock(sha256, work);
   }
 
-  async get(id: string): Promise<Asset | null> {
+  async get(id: string, options: { readonly includePending?: boolean } = {}): Promise<Asset | null> {
     const row = this.rows.get(id);
-    return row ? structuredClone(row) : null;
+    return row && (options.includePending || !this.pending.has(id)) ? structuredClone(row) : null;
   }
 
   async delete(id: string): Promise<boolean> {
+    this.pending.delete(id);
     return this.rows.delete(id);
   }
 
@@ -73,7 +66,7 @@ export class InMemoryAssetRepository implements AssetRepository {
 
   async listByAccount(accountId: string, options: AssetListOptions): Promise<AssetPage> {
     const after = options.after ? decodeRunCursor(options.after) : null;
-    const mine = [...this.rows.values()]
+    const mine = this.stored()
       .filter((a) => a.accountId === accountId && !isExpired(a, options.now))
       .filter((a) => !options.kind || mediaKindOf(a.contentType) === options.kind)
       .filter((a) => !options.origin || a.origin === options.origin)
@@ -88,7 +81,7 @@ export class InMemoryAssetRepository implements AssetRepository {
     let n = 0;
     for (const id of new Set(ids)) {
       const row = this.rows.get(id);
-      if (!row || row.origin !== 'upload' || isExpired(row, now)) continue;
+      if (!row || row.origin !== 'upload' || this.pending.has(id) || isExpired(row, now)) continue;
       this.rows.set(id, { ...row, expiresAt });
       n += 1;
     }
@@ -99,5 +92,31 @@ export class InMemoryAssetRepository implements AssetRepository {
     return this.runs
       .snapshot()
       .some((r) => r.accountId === asset.accountId && IN_FLIGHT.has(r.status) && Object.values(r.inputs).some((v) => v === asset.id));
+  }
+
+  async createPending(asset: Asset): Promise<void> {
+    await this.locked(asset.sha256, async () => {
+      if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);
+      this.rows.set(asset.id, structuredClone(asset));
+      this.pending.add(asset.id);
+    });
+  }
+
+  async markStored(id: string): Promise<boolean> {
+    this.pending.delete(id);
+    return this.rows.has(id);
+  }
+
+  async listPending(before: Date, limit: number): Promise<Asset[]> {
+    return [...this.pending]
+      .map((id) => this.rows.get(id))
+      .filter((a): a is Asset => a !== undefined && a.createdAt.getTime() < before.getTime())
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .slice(0, limit)
+      .map((a) => structuredClone(a));
+  }
+
+  private stored(): Asset[] {
+    return [...this.rows.values()].filter((a) => !this.pending.has(a.id));
   }
 }

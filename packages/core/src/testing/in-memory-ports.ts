@@ -20,6 +20,7 @@ import { InMemoryGpuLedger } from './in-memory-gpu-ledger.js';
 import { InMemoryRateLimiter } from '../in-process/in-memory-rate-limiter.js';
 import { InMemoryRunRepository } from './in-memory-run-repository.js';
 import { InMemoryWorkSignal } from '../in-process/in-memory-work-signal.js';
+import { InProcessNamedLocks } from '../in-process/in-process-named-locks.js';
 import { MagicBytesDetector } from './magic-bytes-detector.js';
 import { InMemoryIdempotencyStore } from './in-memory-idempotency-store.js';
 import { InMemoryWebhookOutbox } from './in-memory-webhook-outbox.js';
@@ -83,5 +84,6 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     adminTokens: new InMemoryAdminTokenRepository(auditLog),
     auditLog,
     usage: new InMemoryUsageRepository(accounts, runs, gpuLedger),
+    locks: new InProcessNamedLocks(),
   };
 }

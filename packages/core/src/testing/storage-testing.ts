@@ -27,3 +27,4 @@ export * from './in-memory-admin-token-repository.js';
 export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';
 export * from './in-memory-usage-repository.js';
 export { describeAdminQueriesContract } from './admin-queries.contract.js';
+export { describeNamedLocksContract } from './named-locks.contract.js';

@@ -93,28 +93,21 @@ export class CreateRun {
     const missing = this.executor.missingEverywhere({ workflow: version.workflow, inputs: values });
     if (missing) throw new CoreError('SERVICE_UNAVAILABLE', missing, { retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS });
 
-    const admitted = await this.admission.admit(account);
-    const run = newQueuedRun({
-      id: this.ids.uuid(),
-      accountId: account.id,
-      appVersionId: version.id,
-      createdAt: this.clock.now(),
-      inputs: values,
-      workflow: version.workflow,
-      webhook: request.webhook,
-    });
-    try {
+    const { admission: admitted, written: run } = await this.admission.admitAndWrite(account, async () => {
+      const queued = newQueuedRun({
+        id: this.ids.uuid(),
+        accountId: account.id,
+        appVersionId: version.id,
+        createdAt: this.clock.now(),
+        inputs: values,
+        workflow: version.workflow,
+        webhook: request.webhook,
+      });
       const idem = command.idempotency;
-      if (idem) await this.idempotency.completeWithRun(idem.hold, run, idem.respond(run));
-      else await this.runs.create(run);
-    } catch (error) {
-      // The run was not written, so it must cost nothing; the write error is what the caller sees.
-      try {
-        await this.admission.refund(admitted);
-      } finally {
-        throw error;
-      }
-    }
+      if (idem) await this.idempotency.completeWithRun(idem.hold, queued, idem.respond(queued));
+      else await this.runs.create(queued);
+      return queued;
+    });
     this.signal.notify(WORK_REASONS.runQueued);
     return { run, windows: admitted.windows, quota: admitted.quota };
   }

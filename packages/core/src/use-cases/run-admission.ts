@@ -8,6 +8,7 @@ import { CoreError } from '../domain/errors.js';
 import { monthBounds, tierLimitsOf, WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
+import type { NamedLocks } from '../ports/named-locks.js';
 import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
 
@@ -49,7 +50,32 @@ export class RunAdmission {
     private readonly runs: RunRepository,
     private readonly clock: Clock,
     private readonly limits: LimitsConfig,
+    private readonly locks: NamedLocks,
   ) {}
+
+  /**
+   * Admits one run and writes it (`write`): all of the run windows and the quota pass and are
+   * consumed with the write, or nothing is. The quota is checked again, with the write, under
+   * the account's admission lock (on every instance), so concurrent creates cannot all read the
+   * same quota and all pass; only requests the windows let through take the lock. When `write`
+   * fails, what was consumed is refunded and its error rethrown.
+   * @throws CoreError GPU_QUOTA_EXCEEDED or RATE_LIMITED, as `admit`
+   */
+  async admitAndWrite<T>(account: Account, write: (admission: Admission) => Promise<T>): Promise<{ admission: Admission; written: T }> {
+    const admitted = await this.admit(account);
+    try {
+      return await this.locks.withLock(`gpu-admission:${account.id}`, async () => {
+        const quota = await this.quota(account);
+        if (quota.used + quota.inFlight >= quota.limit) throw new QuotaSpentMeanwhile();
+        const admission = { ...admitted, quota };
+        return { admission, written: await write(admission) };
+      });
+    } catch (error) {
+      // The run was not written, so it must cost nothing; the write error is what the caller sees.
+      await this.refund(admitted).catch(() => undefined);
+      throw error instanceof QuotaSpentMeanwhile ? await this.quotaExceeded(account) : error;
+    }
+  }
 
   /** The state of the run windows and quota, counting nothing. */
   async peek(account: Account): Promise<RunLimitsView> {
@@ -63,13 +89,7 @@ export class RunAdmission {
    */
   async admit(account: Account): Promise<Admission> {
     const quota = await this.quota(account);
-    if (quota.used + quota.inFlight >= quota.limit) {
-      const retryAfterSeconds = Math.max(1, quota.resetAt - Math.floor(this.clock.nowMs() / 1000));
-      throw new CoreError('GPU_QUOTA_EXCEEDED', `GPU quota exceeded: ${quota.limit} GPU-seconds per month for the ${account.tier} tier`, {
-        retryAfterSeconds,
-        windows: (await this.limiter.peek(this.windows(account))).windows,
-      });
-    }
+    if (quota.used + quota.inFlight >= quota.limit) throw await this.quotaExceeded(account, quota);
     const decision = await this.limiter.consume(this.windows(account));
     if (!decision.allowed) {
       const hourly = decision.windows.find((w) => w.exhausted && w.period === 'hour');
@@ -81,6 +101,16 @@ export class RunAdmission {
       });
     }
     return { decision, windows: decision.windows, quota };
+  }
+
+  /** The refusal of a spent quota, with the windows as they stand (nothing consumed). */
+  private async quotaExceeded(account: Account, known?: GpuQuotaState): Promise<CoreError> {
+    const quota = known ?? (await this.quota(account));
+    const retryAfterSeconds = Math.max(1, quota.resetAt - Math.floor(this.clock.nowMs() / 1000));
+    return new CoreError('GPU_QUOTA_EXCEEDED', `GPU quota exceeded: ${quota.limit} GPU-seconds per month for the ${account.tier} tier`, {
+      retryAfterSeconds,
+      windows: (await this.limiter.peek(this.windows(account))).windows,
+    });
   }
 
   /** Gives back what `admit` consumed (the run was not written). */
@@ -106,3 +136,6 @@ export class RunAdmission {
     ];
   }
 }
+
+/** The quota was spent by another run admitted meanwhile (found under the admission lock). */
+class QuotaSpentMeanwhile extends Error {}

@@ -46,12 +46,16 @@ export class RunLifecycle {
     private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
   ) {}
 
-  /** queued → running at the backend's execution start. */
-  async started(run: Run, startedAtMs: number): Promise<Run | null> {
-    const startedAt = new Date(startedAtMs);
+  /**
+   * queued → running when the backend says it started. The time is runload's own: a backend's
+   * clock may be off by hours, and the run's time limit counts from this start.
+   * @param _backendStartedAtMs the backend's timestamp, which only measures durations (see `finish`)
+   */
+  async started(run: Run, _backendStartedAtMs: number): Promise<Run | null> {
+    const startedAt = this.clock.now();
     return this.runs.update(
       run.id,
-      { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAtMs - run.createdAt.getTime()) } },
+      { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAt.getTime() - run.createdAt.getTime()) } },
       { status: ['queued'] },
     );
   }
@@ -125,13 +129,14 @@ export class RunLifecycle {
     timing: ExecutionTiming | null,
     patch: { outputs?: RunOutput[]; error?: RunError; progress?: RunProgress | null },
   ): Promise<Run | null> {
-    const gpuSeconds = timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) / 1000 : null;
+    const finishedAt = this.clock.now();
+    const runMs = executionMs(run, timing, finishedAt.getTime());
+    const gpuSeconds = runMs === null ? null : runMs / 1000;
     if (gpuSeconds !== null && gpuSeconds > 0) {
       // Charged before the status changes: the ledger is idempotent per run, so a crash in between is repaired by doing it again.
-      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: this.clock.now() });
+      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: finishedAt });
     }
-    const startedAt = run.startedAt ?? (timing ? new Date(timing.startedAtMs) : null);
-    const finishedAt = this.clock.now();
+    const startedAt = run.startedAt ?? (runMs !== null ? new Date(finishedAt.getTime() - runMs) : null);
     const updated = await this.runs.update(
       run.id,
       {
@@ -143,7 +148,7 @@ export class RunLifecycle {
         leaseExpiresAt: null,
         metrics: {
           queueMs: run.metrics.queueMs ?? (startedAt ? Math.max(0, startedAt.getTime() - run.createdAt.getTime()) : null),
-          runMs: timing ? Math.max(0, timing.finishedAtMs - timing.startedAtMs) : null,
+          runMs,
           gpuSeconds,
         },
       },
@@ -173,9 +178,10 @@ export class RunLifecycle {
       origin: 'output',
       expiresAt: expiryOf('output', now, this.retention),
     };
-    // The record before the bytes, as for uploads (the retention sweep relies on that order).
+    // The record before the bytes, as for uploads (the retention sweep relies on that order),
+    // hidden until they are durable.
     try {
-      await this.assets.create(asset);
+      await this.assets.createPending(asset);
     } catch (error) {
       const earlier = await this.storedEarlier(id, staged);
       if (earlier) return earlier;
@@ -183,6 +189,7 @@ export class RunLifecycle {
     }
     try {
       await staged.commit();
+      await this.assets.markStored(id);
     } catch (error) {
       await staged.discard();
       await this.assets.delete(id);
@@ -195,15 +202,37 @@ export class RunLifecycle {
   /**
    * The record an earlier attempt stored under this id (a retry, or a dispatcher that died after
    * storing it), asked only once a create failed since it almost never exists. The bytes are
-   * committed again when they are the same: a process killed between the record and the bytes
-   * left a record without them.
+   * committed again when they are the same, and the record shown: a process killed between the
+   * record and the bytes left a pending record without them.
    */
   private async storedEarlier(id: string, staged: StagedBlob): Promise<Asset | null> {
-    const existing = await this.assets.get(id).catch(() => null);
-    if (existing?.sha256 === staged.sha256) await staged.commit();
-    else await staged.discard();
+    const existing = await this.assets.get(id, { includePending: true }).catch(() => null);
+    if (existing?.sha256 !== staged.sha256) {
+      await staged.discard();
+      return existing;
+    }
+    await staged.commit();
+    await this.assets.markStored(id);
     return existing;
   }
+}
+
+/** Room for a clock stepped while a run executes. */
+const CLOCK_SLACK_MS = 60_000;
+
+/**
+ * How long the run executed, in ms. The backend's own timestamps measure it when they are sane:
+ * finite, in order, and no longer than the run has existed by runload's clock, give or take a
+ * minute (a backend's values are input: one of ±1e308 must not charge an infinite time).
+ * Otherwise runload's own observation from the start it recorded. Null (not charged) without
+ * timing, or without a recorded start.
+ */
+export function executionMs(run: Run, timing: ExecutionTiming | null, nowMs: number): number | null {
+  if (timing === null) return null;
+  const ms = timing.finishedAtMs - timing.startedAtMs;
+  if (Number.isFinite(ms) && ms >= 0 && ms <= nowMs - run.createdAt.getTime() + CLOCK_SLACK_MS) return ms;
+  if (run.startedAt === null) return null;
+  return Math.max(0, nowMs - run.startedAt.getTime());
 }
 
 /** Error texts can carry a run's inputs (a file name made of a long prompt): never store or show them whole. */

@@ -25,6 +25,8 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 import { IdempotentRequests } from './idempotent-requests.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
+import type { NamedLocks } from '../ports/named-locks.js';
+import { InProcessNamedLocks } from '../in-process/in-process-named-locks.js';
 import { RunStreams } from './run-streams.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import { RunPreviews } from './run-previews.js';
@@ -83,6 +85,11 @@ export interface RunloadPorts {
   readonly adminTokens: AdminTokenRepository;
   readonly auditLog: AuditLog;
   readonly usage: UsageRepository;
+  /**
+   * One account's run admission at a time, on every instance that shares the storage. Absent: the
+   * locks of this process, which hold only where one process serves the storage (SQLite).
+   */
+  readonly locks?: NamedLocks;
 }
 
 export interface RunloadApi {
@@ -119,7 +126,7 @@ export interface RunloadApi {
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
 
 export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): RunloadApi {
-  const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
+  const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits, p.locks ?? new InProcessNamedLocks());
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
   const cancelRun = new CancelRun(p.runs, p.workSignal, p.clock, p.ids);

@@ -52,11 +52,14 @@ export class UploadAsset {
         expiresAt: expiryOf('upload', now, this.retention),
       };
       // The record first, then the bytes: the retention sweep removes bytes only while no record
-      // refers to them, under a lock this write also takes (see SweepExpiredAssets).
-      await this.assets.create(asset);
+      // refers to them, under a lock this write also takes (see SweepExpiredAssets). The record
+      // stays hidden until the bytes are durable: a process killed in between leaves only a
+      // pending record, which RemoveAbandonedAssets removes.
+      await this.assets.createPending(asset);
       try {
         await staged.commit();
         committed = true;
+        await this.assets.markStored(asset.id);
       } catch (error) {
         await this.remove(asset);
         throw error;

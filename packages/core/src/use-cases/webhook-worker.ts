@@ -47,6 +47,8 @@ export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
+  /** Wakes a pass that waits for a free place or for news. */
+  private nudge: (() => void) | null = null;
   private started = false;
   private stopped = false;
 
@@ -77,6 +79,7 @@ export class WebhookWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.nudge?.();
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.timer) clearInterval(this.timer);
@@ -88,6 +91,7 @@ export class WebhookWorker {
   wake(): Promise<void> {
     if (this.running) {
       this.again = true;
+      this.nudge?.();
       return this.running;
     }
     this.running = this.drain()
@@ -98,22 +102,44 @@ export class WebhookWorker {
     return this.running;
   }
 
+  /**
+   * Attempts run side by side, up to `batch` at once, and a free place is filled at once: a slow
+   * receiver holds only its own run's events, never a whole batch of other accounts'. The events
+   * of one run go out one after the other, in the order they happened.
+   */
   private async drain(): Promise<void> {
-    do {
-      this.again = false;
+    /** Per run, the tail of its chain of attempts in progress. */
+    const chains = new Map<string, Promise<void>>();
+    let attempting = 0;
+    try {
       for (;;) {
+        this.again = false;
         if (this.stopped) return;
+        const room = this.batch - attempting;
         const now = this.deps.clock.now();
-        const events = await this.deps.outbox.claimDue(this.options.owner, now, new Date(now.getTime() + this.leaseMs), this.batch);
-        if (events.length === 0) break;
-        // Runs in parallel; the events of one run in the order they happened.
-        const byRun = new Map<string, WebhookEvent[]>();
-        for (const e of [...events].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e]);
-        await Promise.all([...byRun.values()].map(async (list) => {
-          for (const e of list) await this.attempt(e);
-        }));
+        const events = room > 0 ? await this.deps.outbox.claimDue(this.options.owner, now, new Date(now.getTime() + this.leaseMs), room) : [];
+        for (const e of [...events].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())) {
+          attempting += 1;
+          const tail = (chains.get(e.runId) ?? Promise.resolve())
+            .then(() => this.attempt(e))
+            // Its lease runs out and the event is claimed again (the outbox keeps it).
+            .catch((error: unknown) => this.log('warn', 'webhook attempt could not be recorded; it is tried again', { eventId: e.id, error: String(error) }))
+            .finally(() => {
+              attempting -= 1;
+              if (chains.get(e.runId) === tail) chains.delete(e.runId);
+              this.nudge?.();
+            });
+          chains.set(e.runId, tail);
+        }
+        if (events.length > 0) continue;
+        if (attempting === 0 && !this.again) return;
+        // Wait for a place to free up, or for news of events due.
+        if (!this.again) await new Promise<void>((resolve) => (this.nudge = resolve));
+        this.nudge = null;
       }
-    } while (this.again && !this.stopped);
+    } finally {
+      await Promise.allSettled([...chains.values()]);
+    }
   }
 
   private async attempt(event: WebhookEvent): Promise<void> {
