@@ -10,3 +10,6 @@ export { HEADERS, API_HEADERS, RUN_HEADERS, type HeaderName } from './headers.js
 export { OPERATIONS, COMMON_API_RESPONSES, FALLBACK_RESPONSES, type Operation, type ResponseSpec } from './operations.js';
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 export { checkRequest, type RequestProblem } from './check-request.js';
+// The Comfy API v2 (its own document, /openapi-v2.json).
+export * from './comfy-v2/schemas.js';
+export { buildComfyV2Document, V2_OPERATIONS } from './comfy-v2/document.js';

@@ -77,3 +77,10 @@ export * from './use-cases/webhook-worker.js';
 export * from './use-cases/run-streams.js';
 export * from './use-cases/admin/manage-webhook-secrets.js';
 export * from './system/webhook-secret.js';
+
+// Raw graphs and content by hash (the Comfy API v2).
+export * from './domain/canonical-json.js';
+export * from './domain/submitted-graph.js';
+export * from './use-cases/content-by-hash.js';
+export * from './use-cases/submit-graph.js';
+export * from './use-cases/fill-blake3.js';

@@ -64,7 +64,16 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return new FastResponse(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length, ...headers } });
 }
 
-export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
+/**
+ * @param presentError how errors are answered: this API's forms by default; the Comfy API v2
+ *   routes give their own envelope and codes.
+ */
+export function apiRoute(
+  deps: PipelineDeps,
+  kind: RouteKind,
+  handler: (ctx: RouteContext) => Promise<RouteResult>,
+  presentError: (error: unknown) => ErrorResponse = errorResponse,
+) {
   return async (event: H3Event): Promise<Response> => {
     const requestId = requestIdOf(event, deps);
     const log = requestLog(event, deps);
@@ -104,10 +113,11 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
     } catch (error) {
       if (isClientGone(error)) {
         log('info', 'client went away');
-        return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
+        const ended = presentError(new CoreError('INVALID_REQUEST', 'The request ended early'));
+        return jsonResponse(ended.status, ended.body, { 'X-Request-Id': requestId });
       }
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
-      const response = errorResponse(error);
+      const response = presentError(error);
       if (response.status >= 500) {
         log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
       }

@@ -5,13 +5,27 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { CoreError, isUuid, type RunloadApi, type RunStreamSink } from '@runload/core';
+import { CoreError, isUuid, type RunloadApi, type RunStreamSink, type RunView } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { presentRun } from './presenters.js';
 
 const encoder = new TextEncoder();
 
+/** Turns the run's records into the text of the stream's frames; one per stream (it may keep state). */
+export type FrameWriter = (view: RunView, last: boolean) => string;
+
 export function runEventsRoute(api: RunloadApi) {
+  return eventStreamRoute(api, () => {
+    let seq = 0;
+    return (view) => {
+      seq += 1;
+      return `id: ${seq}\nevent: run\ndata: ${JSON.stringify(presentRun(view.run, view.queuePosition))}\n\n`;
+    };
+  });
+}
+
+/** The stream of a run's records, each written as `frames` of this stream say. */
+export function eventStreamRoute(api: RunloadApi, frames: (ctx: RouteContext) => FrameWriter) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const raw = String((ctx.event.context.params as Record<string, string> | undefined)?.['id'] ?? '');
     if (!isUuid(raw)) throw new CoreError('RUN_NOT_FOUND', `Run ${raw} not found`);
@@ -42,11 +56,10 @@ export function runEventsRoute(api: RunloadApi) {
         stop();
       }
     };
-    let seq = 0;
+    const frame = frames(ctx);
     const sink: RunStreamSink = {
       record(view, last) {
-        seq += 1;
-        write(`id: ${seq}\nevent: run\ndata: ${JSON.stringify(presentRun(view.run, view.queuePosition))}\n\n`);
+        write(frame(view, last));
         if (last) sink.end();
       },
       heartbeat() {

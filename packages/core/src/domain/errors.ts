@@ -55,7 +55,18 @@ export type CoreErrorCode =
   /** An idempotency key whose first request is still being processed. */
   | 'IDEMPOTENCY_KEY_IN_USE'
   /** Anything else: a bug. */
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Raw graphs and content by hash (the Comfy API v2).
+  /** A submitted graph is in ComfyUI's UI format (nodes and links), not its API format. */
+  | 'WORKFLOW_FORMAT_UI'
+  /** An asset reference in a submitted graph names no usable asset of the caller. */
+  | 'MISSING_ASSET'
+  /** Uploaded bytes do not have the hash the client declared. */
+  | 'HASH_MISMATCH'
+  /** No bytes of the caller have that hash. */
+  | 'BLOB_NOT_FOUND'
+  /** The caller's tier may not submit raw graphs (the limits file's `workflows: false`). */
+  | 'WORKFLOWS_FORBIDDEN';
 
 /** One bad field of a request, as reported in `details`. */
 export interface ErrorDetail {

@@ -8,6 +8,8 @@ export interface TierLimits {
   readonly runs_per_minute: number;
   readonly runs_per_hour: number;
   readonly gpu_seconds_per_month: number;
+  /** False: the tier may not submit raw graphs (Comfy API v2 jobs); absent means it may. */
+  readonly workflows?: boolean;
 }
 
 export interface LimitsConfig {
@@ -45,7 +47,7 @@ export const MAX_LIMIT_SECONDS = 365 * 24 * 3600;
 export const MAX_RETENTION_DAYS = 36_500;
 
 const LIMIT_FIELDS = ['general_per_minute', 'auth_failures_per_minute', 'max_queue_seconds', 'max_run_seconds', 'tiers', 'retention'];
-const TIER_FIELDS = ['runs_per_minute', 'runs_per_hour', 'gpu_seconds_per_month'];
+const TIER_FIELDS = ['runs_per_minute', 'runs_per_hour', 'gpu_seconds_per_month', 'workflows'];
 const RETENTION_FIELDS = ['uploads_days', 'outputs_days'];
 
 /** A misspelt field would be ignored and its default kept without a word: refused instead. */
@@ -77,13 +79,13 @@ export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMIT
     if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new TypeError(`limits: tiers.${tier} must be an object`);
     refuseUnknown(t, TIER_FIELDS, `in tiers.${tier}: `);
     const baseTier = base.tiers[tier];
-    const field = (name: keyof TierLimits): number => {
+    const field = (name: Exclude<keyof TierLimits, 'workflows'>): number => {
       const v = t[name];
       if (v === undefined) return baseTier[name];
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`limits: tiers.${tier}.${name} must be a non-negative number`);
       return v;
     };
-    tiers[tier] = { runs_per_minute: field('runs_per_minute'), runs_per_hour: field('runs_per_hour'), gpu_seconds_per_month: field('gpu_seconds_per_month') };
+    tiers[tier] = { runs_per_minute: field('runs_per_minute'), runs_per_hour: field('runs_per_hour'), gpu_seconds_per_month: field('gpu_seconds_per_month'), ...workflowsSwitch(t, tier, baseTier) };
   }
   return {
     general_per_minute: num('general_per_minute', base.general_per_minute),
@@ -93,6 +95,14 @@ export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMIT
     tiers,
     retention: mergeRetention(p['retention'], base.retention),
   };
+}
+
+/** The optional per-tier switch for raw graphs: a boolean, or left out (its base value stays). */
+function workflowsSwitch(t: Record<string, unknown>, tier: string, base: TierLimits): { workflows?: boolean } {
+  const v = t['workflows'] ?? base.workflows;
+  if (v === undefined) return {};
+  if (typeof v !== 'boolean') throw new TypeError(`limits: tiers.${tier}.workflows must be true or false`);
+  return { workflows: v };
 }
 
 function mergeRetention(raw: unknown, base: RetentionConfig): RetentionConfig {

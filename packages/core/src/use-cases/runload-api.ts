@@ -44,6 +44,9 @@ import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
+import { SubmitGraph } from './submit-graph.js';
+import { ContentByHash } from './content-by-hash.js';
+import { FillBlake3 } from './fill-blake3.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -91,6 +94,10 @@ export interface RunloadApi {
   readonly idempotency: IdempotentRequests;
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
+  // Raw graphs and content by hash (the Comfy API v2).
+  readonly submitGraph: SubmitGraph;
+  readonly contentByHash: ContentByHash;
+  readonly fillBlake3: FillBlake3;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -99,12 +106,13 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
   const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
+  const createRun = new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention);
   return {
     limits,
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
-    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention),
+    createRun,
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
     cancelRun: new CancelRun(p.runs, p.workSignal, p.clock),
@@ -121,5 +129,8 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
+    submitGraph: new SubmitGraph(appVersions, p.nodeCatalog, p.executor, createRun, p.clock, p.ids, limits),
+    contentByHash: new ContentByHash(p.assets, p.blobs, p.clock, p.ids, limits.retention),
+    fillBlake3: new FillBlake3(p.assets, p.blobs),
   };
 }

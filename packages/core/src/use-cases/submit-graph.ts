@@ -1,0 +1,143 @@
+/**
+ * Queues a run of a graph submitted as is (a Comfy API v2 job). The graph is checked against what
+ * the pool can run before anything is queued (unknown node classes, values no backend offers:
+ * INVALID_WORKFLOW naming each node), its asset references become the inputs of the hidden app
+ * version of that graph, and the run is created like any other: the same limits, quota,
+ * scheduling and records, so the job is also a run of `/api/v1`.
+ * @module
+ */
+import { isMediaInputType, type AppVersion, type Workflow } from '../domain/app-version.js';
+import { CoreError, type ErrorDetail } from '../domain/errors.js';
+import type { LimitsConfig } from '../domain/limits.js';
+import {
+  addNodeProblem,
+  graphHash,
+  readSubmittedGraph,
+  withPlaceholders,
+  type AssetReference,
+  type NodeProblems,
+} from '../domain/submitted-graph.js';
+import { deriveInputs, type NodeInfo } from '../domain/workflow.js';
+import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import type { Clock } from '../ports/clock.js';
+import type { Executor } from '../ports/executor.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import type { IdempotencyHold, StoredResponse } from '../ports/idempotency-store.js';
+import type { NodeCatalog } from '../ports/node-catalog.js';
+import type { Run } from '../domain/run.js';
+import type { CreateRun, CreateRunResult } from './create-run.js';
+import type { Principal } from './principal.js';
+
+export interface SubmitGraphCommand {
+  readonly principal: Principal;
+  /** The submitted API-format graph, as parsed from the body. */
+  readonly workflow: unknown;
+  /** A claimed idempotency key: the run and its response are written in one transaction. */
+  readonly idempotency?: { readonly hold: IdempotencyHold; respond(run: Run): StoredResponse };
+}
+
+export class SubmitGraph {
+  constructor(
+    private readonly versions: AppVersionRepository,
+    private readonly catalog: NodeCatalog,
+    private readonly executor: Executor,
+    private readonly createRun: CreateRun,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly limits: LimitsConfig,
+  ) {}
+
+  /**
+   * @throws CoreError WORKFLOWS_FORBIDDEN, WORKFLOW_FORMAT_UI, INVALID_WORKFLOW, MISSING_ASSET, and
+   *   what creating a run throws (SERVICE_UNAVAILABLE, RATE_LIMITED, GPU_QUOTA_EXCEEDED)
+   */
+  async execute(command: SubmitGraphCommand): Promise<CreateRunResult> {
+    const { account } = command.principal;
+    if (this.limits.tiers[account.tier]?.workflows === false) {
+      throw new CoreError('WORKFLOWS_FORBIDDEN', `The ${account.tier} tier may run published apps only, not submitted workflows`);
+    }
+    const { graph, references } = readSubmittedGraph(command.workflow);
+    const catalog = await this.catalog.describe([...new Set(Object.values(graph).map((n) => n.class_type))]);
+    const placeheld = withPlaceholders(graph, references);
+    this.refuseWhatNoBackendRuns(placeheld, catalog, references);
+
+    const version = await this.versionOf(placeheld, catalog, references);
+    const inputs = Object.fromEntries(references.map((r) => [r.key, r.assetId]));
+    try {
+      return await this.createRun.execute({
+        principal: command.principal,
+        appVersionId: version.id,
+        body: { inputs },
+        ...(command.idempotency ? { idempotency: command.idempotency } : {}),
+      });
+    } catch (error) {
+      // The only inputs of a submitted graph are its asset references.
+      if (CoreError.hasCode(error, 'INVALID_INPUT')) {
+        const problems: NodeProblems = {};
+        for (const d of (error.details ?? []) as readonly ErrorDetail[]) {
+          const [nodeId = '', field = null] = d.key.split(':');
+          addNodeProblem(problems, nodeId, { field, reason: 'missing_asset', message: d.reason });
+        }
+        throw new CoreError('MISSING_ASSET', 'An asset the workflow refers to is not one of your assets, or not of the kind its node takes', {
+          details: { node_errors: problems },
+        });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Node classes the catalog does not know, COMBO values outside the options it lists, models no
+   * backend has, and assets given to a widget that takes no file: INVALID_WORKFLOW, every node named.
+   */
+  private refuseWhatNoBackendRuns(graph: Workflow, catalog: Readonly<Record<string, NodeInfo>>, references: readonly AssetReference[]): void {
+    const problems: NodeProblems = {};
+    for (const [nodeId, node] of Object.entries(graph)) {
+      if (!catalog[node.class_type]) {
+        addNodeProblem(problems, nodeId, { field: null, reason: 'unknown_node_class', message: `no backend has the node class ${node.class_type}` });
+        continue;
+      }
+      const missing = this.executor.missingEverywhere({ workflow: { [nodeId]: node }, inputs: {} });
+      if (missing) addNodeProblem(problems, nodeId, { field: null, reason: 'value_not_offered', message: missing });
+    }
+    const mediaKeys = new Set(references.map((r) => r.key));
+    for (const input of deriveInputs(graph, catalog)) {
+      if (mediaKeys.has(input.key)) {
+        mediaKeys.delete(input.key);
+        if (!isMediaInputType(input.type)) {
+          addNodeProblem(problems, input.nodeId, { field: input.widget, reason: 'not_a_file_input', message: `${input.nodeType}.${input.widget} takes no file` });
+        }
+        continue;
+      }
+      if (input.type !== 'COMBO' || !input.options || input.options.length === 0 || !catalog[input.nodeType]) continue;
+      if (input.options.includes(input.default as string | number)) continue;
+      addNodeProblem(problems, input.nodeId, {
+        field: input.widget,
+        reason: 'value_not_in_list',
+        message: `${JSON.stringify(input.default)} is not one of the ${input.options.length} options of ${input.nodeType}.${input.widget}`,
+      });
+    }
+    const nodes = Object.keys(problems);
+    if (nodes.length > 0) {
+      const first = problems[nodes[0] as string]?.[0];
+      throw new CoreError('INVALID_WORKFLOW', `${nodes.length} node(s) cannot run on this pool; node ${nodes[0]}: ${first?.message ?? ''}`, {
+        details: { node_errors: problems },
+      });
+    }
+  }
+
+  /** The hidden app version of this graph: its asset references are its only inputs. */
+  private versionOf(graph: Workflow, catalog: Readonly<Record<string, NodeInfo>>, references: readonly AssetReference[]): Promise<AppVersion> {
+    const hash = graphHash(graph);
+    return this.versions.findOrCreateForGraph({
+      id: this.ids.uuid(),
+      appId: this.ids.uuid(),
+      name: `Submitted workflow ${hash.slice(0, 12)}`,
+      workflow: graph,
+      inputs: deriveInputs(graph, catalog, [...new Set(references.map((r) => r.key))]),
+      createdAt: this.clock.now(),
+      deletedAt: null,
+      graphHash: hash,
+    });
+  }
+}
