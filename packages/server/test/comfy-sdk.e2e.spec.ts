@@ -15,6 +15,7 @@ import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/f
 import { waitFor } from '@runload/core/testing';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
+const TEXT_TO_IMAGE = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/text-to-image.api.json'), 'utf8')) as Record<string, unknown>;
 const BLUR = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json'), 'utf8')) as Record<string, unknown>;
 const checker = createResponseChecker(buildComfyV2Document());
 
@@ -143,6 +144,37 @@ describe('the official Comfy SDK against runload', function () {
     expect(image.createdNew).to.equal(false);
     await job.wait(30_000);
     expect(job.status).to.equal('succeeded');
+  });
+
+  it('streams progress and the preview images of a sampler, for a graph without assets', async () => {
+    fake.setExecutionMs(1500);
+    try {
+      const comfy = comfyOn(server, keys.main);
+      const job = await comfy.submit(comfy.workflows.fromJson(structuredClone(TEXT_TO_IMAGE)));
+      const events = await collect(job.events());
+      expect(events[events.length - 1]).to.deep.include({ kind: 'statusChange', status: 'succeeded' });
+      const progress = events.flatMap((e) => (e.kind === 'progress' ? [e] : []));
+      expect(progress.length, 'progress events').to.be.above(1);
+      expect(progress.map((p) => p.value), 'growing fractions').to.deep.equal([...progress.map((p) => p.value)].sort((a, b) => a - b));
+      const done = progress[progress.length - 1];
+      expect(done?.value).to.equal(1);
+      expect(done?.nodesDone).to.be.above(0).and.equal(done?.nodesTotal);
+      const previews = events.flatMap((e) => (e.kind === 'preview' ? [e] : []));
+      expect(previews.length, 'preview events').to.be.above(0);
+      expect(previews[0]?.contentType).to.equal('image/jpeg');
+      expect([...(previews[0]?.data.subarray(0, 2) ?? [])]).to.deep.equal([0xff, 0xd8]);
+    } finally {
+      fake.setExecutionMs(100);
+    }
+  });
+
+  it('refuses a checkpoint no backend has with invalid_workflow naming its node', async () => {
+    const comfy = comfyOn(server, keys.main);
+    const graph = structuredClone(TEXT_TO_IMAGE) as Record<string, { inputs: Record<string, unknown> }>;
+    (graph['4'] as { inputs: Record<string, unknown> }).inputs['ckpt_name'] = 'nowhere.safetensors';
+    const error = await comfy.submit(comfy.workflows.fromJson(graph)).then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(InvalidWorkflow);
+    expect(Object.keys((error as InvalidWorkflow).details?.['node_errors'] as object)).to.deep.equal(['4']);
   });
 
   it('cancels a running job', async () => {

@@ -6,7 +6,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { API_HEADERS, HEADERS, RUN_HEADERS, type HeaderName } from '../headers.js';
 import { PageQuery } from '../requests.js';
-import { FromHashBody, JobBody, V2Asset, V2ErrorEnvelope, V2Health, V2Job, V2JobList, V2LogEvent, V2Output, V2Progress, V2StatusEvent, V2UploadBody } from './schemas.js';
+import { FromHashBody, JobBody, V2Asset, V2ErrorEnvelope, V2Health, V2Job, V2JobList, V2LogEvent, V2Output, V2PreviewEvent, V2Progress, V2StatusEvent, V2UploadBody } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +18,7 @@ const NAMED: ReadonlyMap<TSchema, string> = new Map<TSchema, string>([
   [V2Progress, 'Progress'],
   [V2StatusEvent, 'StatusEvent'],
   [V2LogEvent, 'LogEvent'],
+  [V2PreviewEvent, 'PreviewEvent'],
   [V2ErrorEnvelope, 'ErrorEnvelope'],
   [V2Health, 'Health'],
   [JobBody, 'JobBody'],
@@ -165,7 +166,7 @@ export const V2_OPERATIONS: readonly V2Operation[] = [
     path: `/api/v2/jobs/${id}/events`,
     summary: 'Live events of a job (SSE)',
     description:
-      'Server-Sent Events: `status` (`StatusEvent`) on connect and at each change, `progress` (`Progress`), `output` (`Output`) as each output is stored, and `log` (`LogEvent`). The terminal `status` comes last and ends the stream; a comment line every 15 s keeps it open.',
+      'Server-Sent Events: `status` (`StatusEvent`) on connect and at each change, `progress` (`Progress`), `output` (`Output`) as each output is stored, `preview` (`PreviewEvent`: the latest preview image, at most every 500 ms) and `log` (`LogEvent`). The terminal `status` comes last and ends the stream; a comment line every 15 s keeps it open.',
     responses: { 200: { description: 'The stream.', body: 'event-stream' }, 404: error('`not_found`') },
   },
   {

@@ -66,13 +66,13 @@ export const V2Asset = Type.Object(
 
 export const V2Progress = Type.Object(
   {
-    value: Type.Number({ minimum: 0, maximum: 1, description: 'The step fraction of the node running now; 1 once the job succeeded.' }),
+    value: Type.Number({ minimum: 0, maximum: 1, description: 'The fraction of the nodes to run that are done, the running one counting for its steps done; 1 once the job succeeded.' }),
     nodes_done: Type.Integer({ minimum: 0 }),
     nodes_total: Type.Integer({ minimum: 0 }),
     current_node: Nullable(Type.String()),
     current_node_class: Nullable(Type.String()),
-    step: Nullable(Type.Integer({ minimum: 0 })),
-    steps: Nullable(Type.Integer({ minimum: 0 })),
+    step: Nullable(Type.Integer({ minimum: 0, description: 'Not kept apart: null.' })),
+    steps: Nullable(Type.Integer({ minimum: 0, description: 'Not kept apart: null.' })),
     message: Nullable(Type.String()),
   },
   { additionalProperties: false },
@@ -131,6 +131,11 @@ export const V2Health = Type.Object({ status: Type.Union([Type.Literal('ok'), Ty
 
 /** The SSE payloads, for the document's description of the stream. */
 export const V2StatusEvent = Type.Object({ status: V2JobStatus, queue_position: Nullable(Type.Integer({ minimum: 0 })) });
+export const V2PreviewEvent = Type.Object({
+  node_id: Type.String({ description: 'The node that made it; empty when the backend did not say.' }),
+  content_type: Type.Union([Type.Literal('image/jpeg'), Type.Literal('image/png')]),
+  data_base64: Type.String(),
+});
 export const V2LogEvent = Type.Object({ level: Type.String(), message: Type.String() });
 
 export const JobBody = Type.Object(

@@ -26,6 +26,8 @@ import { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 import { IdempotentRequests } from './idempotent-requests.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
 import { RunStreams } from './run-streams.js';
+import type { PreviewStore } from '../ports/preview-store.js';
+import { RunPreviews } from './run-previews.js';
 import { ManageAccounts } from './admin/manage-accounts.js';
 import { ManageApiKeys } from './admin/manage-api-keys.js';
 import { ManageApps } from './admin/manage-apps.js';
@@ -70,6 +72,8 @@ export interface RunloadPorts {
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
   readonly streamSlots: StreamSlots;
+  // Live previews.
+  readonly previews: PreviewStore;
 }
 
 export interface RunloadApi {
@@ -94,6 +98,7 @@ export interface RunloadApi {
   readonly idempotency: IdempotentRequests;
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
+  readonly runPreviews: RunPreviews;
   // Raw graphs and content by hash (the Comfy API v2).
   readonly submitGraph: SubmitGraph;
   readonly contentByHash: ContentByHash;
@@ -128,7 +133,8 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
-    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
+    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
+    runPreviews: new RunPreviews(p.runs, p.previews),
     submitGraph: new SubmitGraph(appVersions, p.nodeCatalog, p.executor, createRun, p.clock, p.ids, limits),
     contentByHash: new ContentByHash(p.assets, p.blobs, p.clock, p.ids, limits.retention),
     fillBlake3: new FillBlake3(p.assets, p.blobs),

@@ -2,12 +2,12 @@
  * `GET /api/v2/jobs/{id}/events`: the run's records told as the v2's events. On connect the
  * current `status`, the latest `progress` and the outputs so far; then a `status` for each change
  * of status or queue position, a `progress` for each new snapshot, an `output` as each output is
- * stored, and `log` lines when the job starts and when it fails. A new status comes first, but the
+ * stored, a `preview` with the latest preview image (base64, at most every 500 ms), and `log` lines when the job starts and when it fails. A new status comes first, but the
  * terminal `status`, which ends the stream, comes after the outputs. Events carry no `id`: the job's record is the state to resume from.
  * @module
  */
-import type { RetentionConfig, RunView } from '@runload/core';
-import type { FrameWriter } from '../run-events-route.js';
+import type { PreviewInfo, Principal, RetentionConfig, RunloadApi, RunView } from '@runload/core';
+import type { StreamFrames } from '../run-events-route.js';
 import { presentV2Output, presentV2Progress } from './v2-presenters.js';
 
 function frame(event: string, data: unknown): string {
@@ -15,7 +15,18 @@ function frame(event: string, data: unknown): string {
 }
 
 /** One writer per stream: it remembers what it told, and tells only what changed. */
-export function v2EventFrames(origin: string, retention: RetentionConfig): FrameWriter {
+export function v2EventFrames(api: RunloadApi, principal: Principal, origin: string): StreamFrames {
+  return {
+    record: v2RecordFrames(origin, api.limits.retention),
+    // The v2 sends the image itself; the store keeps the latest, so this may be a newer one.
+    preview: async (info: PreviewInfo) => {
+      const preview = await api.runPreviews.latest(principal, info.runId);
+      return frame('preview', { node_id: preview.nodeId ?? '', content_type: preview.contentType, data_base64: Buffer.from(preview.bytes).toString('base64') });
+    },
+  };
+}
+
+function v2RecordFrames(origin: string, retention: RetentionConfig): StreamFrames['record'] {
   let status: string | null = null;
   let queuePosition: number | null = null;
   let progress = '';

@@ -56,28 +56,30 @@ export function presentV2Output(run: Run, output: RunOutput, origin: string, ret
 }
 
 /**
- * The step progress of the node running now: `value` is its fraction, `step`/`steps` its counts.
- * runload does not count the nodes done, so `nodes_done` is 0 until the job succeeds.
+ * A run's progress is counted in nodes to run (those ComfyUI did not take from its cache), the
+ * node running now counting for the part of its steps done: `value` is that fraction,
+ * `nodes_done` the nodes finished. The steps of the running node are not kept apart (null).
  */
 export function presentV2Progress(run: Run) {
-  const nodesTotal = Object.keys(run.workflow).length;
-  if (run.status === 'succeeded') {
-    return { value: 1, nodes_done: nodesTotal, nodes_total: nodesTotal, current_node: null, current_node_class: null, step: null, steps: null, message: null };
-  }
   const p = run.progress;
+  if (run.status === 'succeeded') {
+    const total = p ? Math.round(p.max) : Object.keys(run.workflow).length;
+    return { value: 1, nodes_done: total, nodes_total: total, current_node: null, current_node_class: null, step: null, steps: null, message: null };
+  }
   if (!p) return null;
+  const total = Math.max(0, Math.round(p.max));
+  const value = p.max > 0 ? Math.min(1, Math.max(0, p.value / p.max)) : 0;
+  const done = Math.min(total, Math.floor(Math.max(0, p.value)));
   const nodeClass = p.nodeId === null ? null : (run.workflow[p.nodeId]?.class_type ?? null);
-  const steps = Math.max(0, Math.round(p.max));
-  const step = Math.min(Math.max(0, Math.round(p.value)), steps);
   return {
-    value: steps > 0 ? step / steps : 0,
-    nodes_done: 0,
-    nodes_total: nodesTotal,
+    value,
+    nodes_done: done,
+    nodes_total: total,
     current_node: p.nodeId,
     current_node_class: nodeClass,
-    step,
-    steps,
-    message: `${nodeClass ?? 'node'} ${step}/${steps}`,
+    step: null,
+    steps: null,
+    message: `${done}/${total} nodes${nodeClass ? `, running ${nodeClass}` : ''}`,
   };
 }
 
