@@ -3,7 +3,7 @@
  * the schemas the server validates with, beside the document of `/api/v1`.
  * @module
  */
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { API_HEADERS, HEADERS, RUN_HEADERS, type HeaderName } from '../headers.js';
 import { PageQuery } from '../requests.js';
 import { FromHashBody, JobBody, V2Asset, V2ErrorEnvelope, V2Health, V2Job, V2JobList, V2LogEvent, V2Output, V2PreviewEvent, V2Progress, V2StatusEvent, V2UploadBody } from './schemas.js';
@@ -175,6 +175,14 @@ export const V2_OPERATIONS: readonly V2Operation[] = [
     path: `/api/v2/jobs/${id}/cancel`,
     summary: 'Cancel a job',
     responses: { 200: { description: 'The job, now `canceling` or `canceled`, or unchanged when it had finished.', body: V2Job }, 404: error('`not_found`') },
+  },
+  {
+    operationId: 'v2Document',
+    method: 'get',
+    path: '/openapi-v2.json',
+    summary: 'This document (no key)',
+    authenticated: false,
+    responses: { 200: { description: 'The OpenAPI 3.1 document of the v2 routes.', body: Type.Record(Type.String(), Type.Unknown()) } },
   },
   {
     operationId: 'v2Health',
