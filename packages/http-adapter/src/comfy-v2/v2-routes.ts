@@ -42,9 +42,14 @@ function v2UploadFailure(failure: ErrorResponse): ErrorResponse {
   return v2Error(failure.status, 'invalid_request', text === 'No file uploaded' ? 'The body needs a `file` part' : text);
 }
 
+/** A replayed answer also carries the v2's name for it, beside this API's. */
+function withV2Replay(result: RouteResult): RouteResult {
+  return result.headers?.['Idempotent-Replayed'] === 'true' ? { ...result, headers: { ...result.headers, 'Idempotency-Replayed': 'true' } } : result;
+}
+
 export function postAssetsRoute(api: RunloadApi, upload: UploadOptions) {
-  return (ctx: RouteContext): Promise<RouteResult> =>
-    idempotentUpload(
+  return async (ctx: RouteContext): Promise<RouteResult> =>
+    withV2Replay(await idempotentUpload(
       ctx,
       api,
       async () => {
@@ -62,7 +67,7 @@ export function postAssetsRoute(api: RunloadApi, upload: UploadOptions) {
       },
       'POST /api/v2/assets',
       (body) => (body as { id: string }).id,
-    );
+    ));
 }
 
 export function assetFromHashRoute(api: RunloadApi, maxJsonBytes: number) {
@@ -101,9 +106,7 @@ export function postJobsRoute(api: RunloadApi, maxJsonBytes: number) {
       const created = await api.submitGraph.execute({ principal: ctx.principal, workflow: body.workflow, ...(hold ? { idempotency: { hold, respond } } : {}) });
       return { ...respond(created.run), windows: created.windows, quota: created.quota };
     });
-    // The v2's name for a replayed answer, beside this API's.
-    const replayed = result.headers?.['Idempotent-Replayed'] === 'true';
-    return replayed ? { ...result, headers: { ...result.headers, 'Idempotency-Replayed': 'true' } } : result;
+    return withV2Replay(result);
   };
 }
 
