@@ -21,13 +21,10 @@ export const COMFY_V2_MIGRATION = {
     });
   },
   async down(db: Knex): Promise<void> {
-    await db.schema.alterTable('app_versions', (t) => {
-      t.dropUnique(['graph_hash'], 'app_versions_by_graph');
-      t.dropColumn('graph_hash');
-    });
-    await db.schema.alterTable('assets', (t) => {
-      t.dropIndex(['account_id', 'blake3'], 'assets_by_blake3');
-      t.dropColumn('blake3');
-    });
+    // Plain DROP COLUMN: knex would rebuild the tables on SQLite, which the runs' foreign keys forbid.
+    await db.schema.alterTable('app_versions', (t) => t.dropUnique(['graph_hash'], 'app_versions_by_graph'));
+    await db.raw('ALTER TABLE app_versions DROP COLUMN graph_hash');
+    await db.schema.alterTable('assets', (t) => t.dropIndex(['account_id', 'blake3'], 'assets_by_blake3'));
+    await db.raw('ALTER TABLE assets DROP COLUMN blake3');
   },
 };

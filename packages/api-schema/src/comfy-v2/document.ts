@@ -5,6 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { API_HEADERS, HEADERS, RUN_HEADERS, type HeaderName } from '../headers.js';
+import { plain } from '../openapi-document.js';
 import { PageQuery } from '../requests.js';
 import { FromHashBody, JobBody, V2Asset, V2ErrorEnvelope, V2Health, V2Job, V2JobList, V2LogEvent, V2Output, V2PreviewEvent, V2Progress, V2StatusEvent, V2UploadBody } from './schemas.js';
 
@@ -24,7 +25,6 @@ const NAMED: ReadonlyMap<TSchema, string> = new Map<TSchema, string>([
   [JobBody, 'JobBody'],
 ]);
 
-const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
 const ref = (schema: TSchema): Json => (NAMED.has(schema) ? { $ref: `#/components/schemas/${NAMED.get(schema)}` } : plain(schema));
 
 interface V2Response {
