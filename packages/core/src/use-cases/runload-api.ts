@@ -135,7 +135,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
     runPreviews: new RunPreviews(p.runs, p.previews),
-    submitGraph: new SubmitGraph(appVersions, p.nodeCatalog, p.executor, createRun, p.clock, p.ids, limits),
+    submitGraph: new SubmitGraph(appVersions, p.assets, p.nodeCatalog, p.executor, createRun, p.clock, p.ids, limits),
     contentByHash: new ContentByHash(p.assets, p.blobs, p.clock, p.ids, limits.retention),
     fillBlake3: new FillBlake3(p.assets, p.blobs),
   };

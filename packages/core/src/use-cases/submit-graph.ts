@@ -19,13 +19,15 @@ import {
 } from '../domain/submitted-graph.js';
 import { deriveInputs, type NodeInfo } from '../domain/workflow.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import type { AssetRepository } from '../ports/asset-repository.js';
+import { checkMediaInputs } from './check-media-inputs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Executor } from '../ports/executor.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { IdempotencyHold, StoredResponse } from '../ports/idempotency-store.js';
 import type { NodeCatalog } from '../ports/node-catalog.js';
 import type { Run } from '../domain/run.js';
-import type { CreateRun, CreateRunResult } from './create-run.js';
+import { BACKEND_RETRY_AFTER_SECONDS, type CreateRun, type CreateRunResult } from './create-run.js';
 import type { Principal } from './principal.js';
 
 export interface SubmitGraphCommand {
@@ -39,6 +41,7 @@ export interface SubmitGraphCommand {
 export class SubmitGraph {
   constructor(
     private readonly versions: AppVersionRepository,
+    private readonly assets: AssetRepository,
     private readonly catalog: NodeCatalog,
     private readonly executor: Executor,
     private readonly createRun: CreateRun,
@@ -57,12 +60,20 @@ export class SubmitGraph {
       throw new CoreError('WORKFLOWS_FORBIDDEN', `The ${account.tier} tier may run published apps only, not submitted workflows`);
     }
     const { graph, references } = readSubmittedGraph(command.workflow);
+    // With no backend to ask, the catalog knows only the core nodes: say so rather than call a custom node unknown.
+    if (!(await this.executor.health()).available) {
+      throw new CoreError('SERVICE_UNAVAILABLE', 'The execution backend is unreachable; try again shortly', { retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS });
+    }
     const catalog = await this.catalog.describe([...new Set(Object.values(graph).map((n) => n.class_type))]);
     const placeheld = withPlaceholders(graph, references);
     this.refuseWhatNoBackendRuns(placeheld, catalog, references);
 
-    const version = await this.versionOf(placeheld, catalog, references);
+    const candidate = this.versionOf(placeheld, catalog, references);
     const inputs = Object.fromEntries(references.map((r) => [r.key, r.assetId]));
+    // Checked before the version is stored, so a refused job leaves nothing behind.
+    const problems = await checkMediaInputs(this.assets, account.id, candidate.inputs, inputs, this.clock.now());
+    if (problems.length > 0) throw missingAssets(problems);
+    const version = await this.versions.findOrCreateForGraph(candidate);
     try {
       return await this.createRun.execute({
         principal: command.principal,
@@ -72,16 +83,8 @@ export class SubmitGraph {
       });
     } catch (error) {
       // The only inputs of a submitted graph are its asset references.
-      if (CoreError.hasCode(error, 'INVALID_INPUT')) {
-        const problems: NodeProblems = {};
-        for (const d of (error.details ?? []) as readonly ErrorDetail[]) {
-          const [nodeId = '', field = null] = d.key.split(':');
-          addNodeProblem(problems, nodeId, { field, reason: 'missing_asset', message: d.reason });
-        }
-        throw new CoreError('MISSING_ASSET', 'An asset the workflow refers to is not one of your assets, or not of the kind its node takes', {
-          details: { node_errors: problems },
-        });
-      }
+      // An asset deleted or expired since it was checked.
+      if (CoreError.hasCode(error, 'INVALID_INPUT')) throw missingAssets((error.details ?? []) as readonly ErrorDetail[]);
       throw error;
     }
   }
@@ -126,10 +129,10 @@ export class SubmitGraph {
     }
   }
 
-  /** The hidden app version of this graph: its asset references are its only inputs. */
-  private versionOf(graph: Workflow, catalog: Readonly<Record<string, NodeInfo>>, references: readonly AssetReference[]): Promise<AppVersion> {
+  /** The hidden app version of this graph (not stored yet): its asset references are its only inputs. */
+  private versionOf(graph: Workflow, catalog: Readonly<Record<string, NodeInfo>>, references: readonly AssetReference[]): AppVersion & { graphHash: string } {
     const hash = graphHash(graph);
-    return this.versions.findOrCreateForGraph({
+    return {
       id: this.ids.uuid(),
       appId: this.ids.uuid(),
       name: `Submitted workflow ${hash.slice(0, 12)}`,
@@ -138,6 +141,18 @@ export class SubmitGraph {
       createdAt: this.clock.now(),
       deletedAt: null,
       graphHash: hash,
-    });
+    };
   }
+}
+
+/** Asset inputs that do not fit, told by node as MISSING_ASSET. */
+function missingAssets(problems: readonly ErrorDetail[]): CoreError {
+  const byNode: NodeProblems = {};
+  for (const d of problems) {
+    const [nodeId = '', field = null] = d.key.split(':');
+    addNodeProblem(byNode, nodeId, { field, reason: 'missing_asset', message: d.reason });
+  }
+  return new CoreError('MISSING_ASSET', 'An asset the workflow refers to is not one of your assets, or not of the kind its node takes', {
+    details: { node_errors: byNode },
+  });
 }
