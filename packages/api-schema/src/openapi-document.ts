@@ -50,7 +50,7 @@ const NAMED: ReadonlyMap<TSchema, string> = new Map<TSchema, string>([
 ]);
 
 /** Plain JSON Schema: TypeBox's symbol keys dropped. */
-function plain(schema: TSchema): Json {
+export function plain(schema: TSchema): Json {
   return JSON.parse(JSON.stringify(schema)) as Json;
 }
 

@@ -97,3 +97,9 @@ export * from './ports/usage-repository.js';
 export * from './use-cases/admin/support-runs.js';
 export * from './use-cases/admin/monthly-usage.js';
 export * from './use-cases/admin/audit-trail.js';
+// Raw graphs and content by hash (the Comfy API v2).
+export * from './domain/canonical-json.js';
+export * from './domain/submitted-graph.js';
+export * from './use-cases/content-by-hash.js';
+export * from './use-cases/submit-graph.js';
+export * from './use-cases/fill-blake3.js';

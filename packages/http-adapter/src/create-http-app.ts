@@ -34,6 +34,8 @@ import { runPreviewRoute } from './run-preview-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 import { ADMIN_PREFIX, adminPipeline, type AdminRoute } from './admin-route.js';
 import { adminRouteTable } from './admin-routes.js';
+import { routePattern } from './route-pattern.js';
+import { registerComfyV2Routes } from './comfy-v2/register-comfy-v2.js';
 
 export interface HttpAppOptions {
   /** The upload size cap in bytes (CONTRACT 1: `RUNLOAD_MAX_UPLOAD_BYTES`). */
@@ -74,10 +76,6 @@ function frameworkError(status: number): HttpError | null {
 
 /** The root paths of the API description (`/openapi.json`, `/docs`, its assets). */
 const DOCUMENTATION_PATH = /^\/(openapi\.json|docs|docs\/assets\/[^/]+)$/;
-
-function pattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/:[a-z]+/g, '[^/]+')}/?$`);
-}
 
 export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const deps: PipelineDeps = {
@@ -158,9 +156,12 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     app.on('HEAD', '/metrics', async (event) => withoutBody(await serveMetrics(event)));
   }
 
+  // The Comfy API v2, on the same use cases (its routes, its fallback, /openapi-v2.json).
+  registerComfyV2Routes(app, deps, { upload, maxJsonBytes, health: options.health });
+
   const matchers = [
-    ...routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) })),
-    ...adminRoutes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${ADMIN_PREFIX}${r.path}`) })),
+    ...routes.map((r) => ({ method: r.method, regex: routePattern(`${API_PREFIX}${r.path}`) })),
+    ...adminRoutes.map((r) => ({ method: r.method, regex: routePattern(`${API_PREFIX}${ADMIN_PREFIX}${r.path}`) })),
   ];
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;

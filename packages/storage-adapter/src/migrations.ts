@@ -12,6 +12,7 @@ import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
 import { WAITING_RUNS_MIGRATION } from './migration-waiting-runs.js';
 import { ADMIN_MIGRATION } from './migration-admin.js';
 import { ASSETS_PENDING_MIGRATION } from './migration-assets-pending.js';
+import { COMFY_V2_MIGRATION } from './migration-comfy-v2.js';
 
 interface Migration {
   readonly name: string;
@@ -111,6 +112,7 @@ const MIGRATIONS: readonly Migration[] = [
   WAITING_RUNS_MIGRATION,
   ADMIN_MIGRATION,
   ASSETS_PENDING_MIGRATION,
+  COMFY_V2_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

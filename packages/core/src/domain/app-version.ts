@@ -48,6 +48,11 @@ export interface AppVersion {
   readonly inputs: readonly InputSpec[];
   readonly createdAt: Date;
   readonly deletedAt: Date | null;
+  /**
+   * Set on the hidden version made for a graph submitted as is (a Comfy API v2 job): the hash of
+   * that graph, one version per distinct graph. Such versions are not listed as apps.
+   */
+  readonly graphHash?: string;
 }
 
 export function inputKey(nodeId: string, widget: string): string {

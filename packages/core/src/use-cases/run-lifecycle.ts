@@ -174,6 +174,7 @@ export class RunLifecycle {
       contentType,
       size: staged.size,
       sha256: staged.sha256,
+      blake3: staged.blake3,
       createdAt: now,
       origin: 'output',
       expiresAt: expiryOf('output', now, this.retention),

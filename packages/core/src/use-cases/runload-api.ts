@@ -56,6 +56,9 @@ import type { UsageRepository } from '../ports/usage-repository.js';
 import { SupportRuns } from './admin/support-runs.js';
 import { MonthlyUsage } from './admin/monthly-usage.js';
 import { AuditTrail } from './admin/audit-trail.js';
+import { SubmitGraph } from './submit-graph.js';
+import { ContentByHash } from './content-by-hash.js';
+import { FillBlake3 } from './fill-blake3.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -121,6 +124,10 @@ export interface RunloadApi {
   readonly supportRuns: SupportRuns;
   readonly usage: MonthlyUsage;
   readonly audit: AuditTrail;
+  // Raw graphs and content by hash (the Comfy API v2).
+  readonly submitGraph: SubmitGraph;
+  readonly contentByHash: ContentByHash;
+  readonly fillBlake3: FillBlake3;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -130,12 +137,13 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
   const cancelRun = new CancelRun(p.runs, p.workSignal, p.clock, p.ids);
+  const createRun = new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention);
   return {
     limits,
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
-    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention),
+    createRun,
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
     cancelRun,
@@ -158,5 +166,8 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     supportRuns: new SupportRuns(p.runs, cancelRun),
     usage: new MonthlyUsage(p.usage),
     audit: new AuditTrail(p.auditLog),
+    submitGraph: new SubmitGraph(appVersions, p.assets, p.nodeCatalog, p.executor, createRun, p.clock, p.ids, limits),
+    contentByHash: new ContentByHash(p.assets, p.blobs, p.clock, p.ids, limits.retention),
+    fillBlake3: new FillBlake3(p.assets, p.blobs),
   };
 }
