@@ -37,6 +37,7 @@ import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-proces
 import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { gpuModule } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
+import { consoleRoot } from './console-location.js';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
 import type { Database } from '@runload/storage-adapter';
@@ -147,6 +148,7 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
       uploadDir: path.join(config.dataDir, 'uploads'),
       trustedProxies: config.trustedProxies,
       corsOrigins: config.corsOrigins,
+      consoleRoot: consoleRoot(),
     }),
     runtimeModule(container),
   );
