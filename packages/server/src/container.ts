@@ -37,7 +37,7 @@ import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-proces
 import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { gpuModule } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
-import { consoleRoot } from './console-location.js';
+import { consoleRoot } from '@runload/console';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
 import type { Database } from '@runload/storage-adapter';
