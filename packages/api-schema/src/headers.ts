@@ -18,6 +18,8 @@ export const HEADERS = {
   'Content-Length': { description: 'Bytes in the body.', schema: { type: 'integer' } },
   'Accept-Ranges': { description: 'Always `bytes`.', schema: { type: 'string' } },
   'Content-Disposition': { description: '`inline` with the filename.', schema: { type: 'string' } },
+  'X-Preview-Seq': { description: 'The sequence number of this preview of the run (grows with each one).', schema: { type: 'integer' } },
+  'Cache-Control': { description: '`no-store`: the answer changes while the run executes.', schema: { type: 'string' } },
   Allow: { description: 'The methods the path answers.', schema: { type: 'string' } },
 } as const;
 

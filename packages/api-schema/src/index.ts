@@ -6,6 +6,8 @@ export * from './account.js';
 export * from './health.js';
 export * from './errors.js';
 export * from './requests.js';
+// Live previews.
+export * from './preview.js';
 export { HEADERS, API_HEADERS, RUN_HEADERS, type HeaderName } from './headers.js';
 export { OPERATIONS, COMMON_API_RESPONSES, FALLBACK_RESPONSES, type Operation, type ResponseSpec } from './operations.js';
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi-document.js';

@@ -218,12 +218,28 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'runs',
     summary: "Follow a run's changes as Server-Sent Events",
     description:
-      'At once an `event: run` with the current record, then one at each change of status, progress, queue position or outputs, each with an increasing `id:`; a comment every 15 s; the stream ends after a terminal record. At most 20 streams per account.',
+      'At once an `event: run` with the current record, then one at each change of status, progress, queue position or outputs, each with an increasing `id:`; a comment every 15 s; the stream ends after a terminal record. At most 20 streams per account. While the run executes, an `event: preview` (at most every 500 ms) tells of a new preview image: its `data:` is `{ run_id, node_id, seq, content_type, url }` (the `RunPreviewEvent` schema).',
     authenticated: true,
     pathParams: runId,
     responses: {
       200: { description: 'The event stream; each `data:` is a run record.', content: { 'text/event-stream': Type.String() } },
       404: fails('No such run of yours', ['RUN_NOT_FOUND']),
+    },
+  },
+  // Live previews.
+  {
+    operationId: 'getRunPreview',
+    method: 'get',
+    path: '/api/v1/runs/{id}/preview',
+    tag: 'runs',
+    summary: "The latest preview image of a run",
+    description:
+      'The newest preview the backend sent while the run executes (JPEG or PNG, at most 1 MiB), kept until 10 minutes after the run ends. A `seq` query parameter is ignored: it only defeats caches, the latest preview is always answered.',
+    authenticated: true,
+    pathParams: runId,
+    responses: {
+      200: { description: 'The image.', content: { 'image/jpeg': binary, 'image/png': binary }, headers: ['Content-Length', 'Cache-Control', 'X-Preview-Seq'] },
+      404: fails('No such run of yours, or no preview of it (yet, or any more)', ['RUN_NOT_FOUND', 'PREVIEW_NOT_FOUND']),
     },
   },
   {

@@ -3,7 +3,7 @@
  * Node alike. Its types are the server's own schemas (`@runload/api-schema`).
  * @module
  */
-import type { Account, AppList, AppVersion, Asset, CreatedRun, Run, RunList, RunStatus, WebhookEvent } from '@runload/api-schema';
+import type { Account, AppList, AppVersion, Asset, CreatedRun, Run, RunList, RunPreviewEvent, RunStatus, WebhookEvent } from '@runload/api-schema';
 import { errorFromResponse, RunloadError } from './errors.js';
 import { readServerSentEvents } from './server-sent-events.js';
 
@@ -42,11 +42,24 @@ export interface CreateRunOptions {
 export interface WaitOptions {
   /** Called with each new state of the run. */
   readonly onUpdate?: (run: Run) => void;
+  /**
+   * Called when the running run has a new preview image (at most every 500 ms, from the event
+   * stream only; not while polling). Read the image with `getRunPreview`.
+   */
+  readonly onPreview?: (preview: RunPreviewEvent) => void;
   /** Poll interval when the event stream is not available and the server names no `Retry-After` (default 1000 ms). */
   readonly pollIntervalMs?: number;
   /** Never use the event stream. */
   readonly polling?: boolean;
   readonly signal?: AbortSignal;
+}
+
+/** The latest preview image of a run. */
+export interface RunPreview {
+  readonly image: Blob;
+  readonly contentType: string;
+  /** Grows with each preview of the run. */
+  readonly seq: number;
 }
 
 export interface PageOptions {
@@ -127,6 +140,15 @@ export class RunloadClient {
     return response.blob();
   }
 
+  /**
+   * The latest preview image of a running run (or of one that ended less than ten minutes ago).
+   * @throws RunloadError PREVIEW_NOT_FOUND when it has none (yet, or any more), RUN_NOT_FOUND
+   */
+  async getRunPreview(runId: string, signal?: AbortSignal): Promise<RunPreview> {
+    const response = await this.send({ method: 'GET', path: `/runs/${encodeURIComponent(runId)}/preview`, signal });
+    return { image: await response.blob(), contentType: response.headers.get('content-type') ?? '', seq: Number(response.headers.get('x-preview-seq')) };
+  }
+
   /** Queues a run of an app version. */
   createRun(appVersionId: string, options: CreateRunOptions = {}): Promise<CreatedRun> {
     const body: Record<string, unknown> = { inputs: options.inputs ?? {} };
@@ -201,6 +223,7 @@ export class RunloadClient {
     }
     let last: Run | null = null;
     for await (const event of readServerSentEvents(response.body)) {
+      if (event.event === 'preview') options.onPreview?.(JSON.parse(event.data) as RunPreviewEvent);
       if (event.event !== 'run') continue;
       last = JSON.parse(event.data) as Run;
       options.onUpdate?.(last);

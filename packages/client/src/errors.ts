@@ -9,6 +9,7 @@ export type RunloadErrorCode =
   | 'RUN_NOT_FOUND'
   | 'ASSET_NOT_FOUND'
   | 'ASSET_IN_USE'
+  | 'PREVIEW_NOT_FOUND'
   | 'RATE_LIMITED'
   | 'GPU_QUOTA_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'

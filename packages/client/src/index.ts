@@ -1,3 +1,4 @@
-export { RunloadClient, isTerminal, type RunloadClientOptions, type RetryOptions, type CreateRunOptions, type WaitOptions, type PageOptions, type UploadSource } from './client.js';
+export { RunloadClient, isTerminal, type RunloadClientOptions, type RetryOptions, type CreateRunOptions, type WaitOptions, type PageOptions, type UploadSource, type RunPreview } from './client.js';
 export { RunloadError, type RunloadErrorCode } from './errors.js';
 export type { Account, AppList, AppSummary, AppVersion, AppInput, Asset, AssetList, CreatedRun, Run, RunList, RunStatus, WebhookEvent } from '@runload/api-schema';
+export type { RunPreviewEvent } from '@runload/api-schema';

@@ -37,6 +37,12 @@ export * from './ports/webhook-outbox.js';
 export * from './ports/webhook-secret-repository.js';
 export * from './ports/webhook-transport.js';
 export * from './ports/stream-slots.js';
+
+// Live previews.
+export * from './ports/preview-store.js';
+export * from './use-cases/record-previews.js';
+export * from './use-cases/run-previews.js';
+
 export * from './domain/webhook.js';
 export * from './domain/webhook-delivery.js';
 

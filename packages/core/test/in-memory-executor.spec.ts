@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ExecutionEvent } from '@runload/core';
+import type { FollowedRunEvent } from '@runload/core';
 import { describeExecutorContract, IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
 
 describeExecutorContract('in-memory', async () => {
@@ -60,7 +60,7 @@ describe('InMemoryExecutor', () => {
   it('reports scripted events in order, ending with one terminal event', async () => {
     const executor = new InMemoryExecutor();
     await executor.submit(IN_MEMORY_BACKEND, job('r1'));
-    const events: ExecutionEvent[] = [];
+    const events: FollowedRunEvent[] = [];
     executor.follow(IN_MEMORY_BACKEND, 'r1', (e) => events.push(e));
     executor.start('r1', 1000);
     executor.executing('r1', '3');

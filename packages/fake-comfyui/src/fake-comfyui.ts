@@ -26,6 +26,10 @@ export interface FakeComfyUIOptions {
   readonly executionMs?: number;
   /** `progress` messages a sampler-like node emits (default 4). */
   readonly progressSteps?: number;
+  /** `auto` (the default): samplers send a JPEG preview at each step; `none`: no previews, as ComfyUI's own default. */
+  readonly previewMethod?: 'auto' | 'none';
+  /** About how many bytes each preview has (default: the smallest JPEG, under 200 bytes). */
+  readonly previewBytes?: number;
   /** Which ComfyUI to imitate (protocol §14); default '0.3.64'. */
   readonly version?: FakeVersion;
   /** Extra `/object_info` entries: served as given, accepted in prompts, run as no-ops. */
@@ -59,13 +63,14 @@ export class FakeComfyUI {
   constructor(options: FakeComfyUIOptions = {}) {
     this.hostname = options.host ?? '127.0.0.1';
     this.port = options.port ?? 0;
-    this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64' };
+    this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64', previewMethod: options.previewMethod ?? 'auto', previewBytes: options.previewBytes ?? 0 };
     this.registry = new NodeRegistry(options.objectInfo ?? {}, options.checkpoints);
     this.hub = new SocketHub(this.state, () => this.settings.version);
     this.worker = new FakeWorker(this.state, this.registry, {
       toClient: (sid, type, data) => sid !== undefined && this.hub.send(sid, type, data),
       toClientOrAll: (sid, type, data) => (sid !== undefined ? this.hub.send(sid, type, data) : this.hub.broadcast(type, data)),
       broadcastStatus: () => this.hub.broadcastStatus(),
+      preview: (sid, phase, jpeg, metadata) => this.hub.preview(sid, phase, jpeg, metadata),
     }, this.settings, () => this.generation);
     const { state, registry, settings, hub, worker, prompts } = this;
     this.host = { state, registry, settings, hub, worker, prompts, pump: () => this.pump(), port: () => this.port };
@@ -82,6 +87,17 @@ export class FakeComfyUI {
 
   setExecutionMs(ms: number): void {
     this.settings.executionMs = ms;
+  }
+
+  /** Sampler steps (each with a preview) and the size of each preview, from now on. */
+  setPreviews(options: { steps?: number; bytes?: number }): void {
+    if (options.steps !== undefined) this.settings.progressSteps = options.steps;
+    if (options.bytes !== undefined) this.settings.previewBytes = options.bytes;
+  }
+
+  /** Sends these bytes as one binary frame to every socket (a malformed preview, say). */
+  sendBinaryFrame(frame: Buffer): void {
+    this.hub.broadcastBinary(frame);
   }
 
   /** Holds the worker: accepted prompts stay pending until `resume()`. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { planExecution, sha256 } from './execution-plan.js';
+import { greyJpeg } from './jpeg.js';
 import { asTuple, fileKey, parseReference, type CachedNode, type FakeState, type HistoryEntry, type HistoryMessage, type QueueItem } from './fake-state.js';
 import { NodeException, type NodeContext } from './node-behaviours.js';
 import type { NodeRegistry } from './node-registry.js';
@@ -18,6 +19,8 @@ export interface Messenger {
   /** To the prompt's client, or to every socket when the prompt has none. */
   toClientOrAll(clientId: string | undefined, type: string, data: Record<string, unknown>): void;
   broadcastStatus(): void;
+  /** A sampler step's preview image, in the form (and at the moment) each socket takes it. */
+  preview(clientId: string | undefined, phase: 'metadata' | 'plain', jpeg: Buffer, metadata: Record<string, unknown>): void;
 }
 
 /** An injected node failure: the node raises `exceptionType` with `message`. */
@@ -31,6 +34,10 @@ export interface WorkerSettings {
   executionMs: number;
   progressSteps: number;
   version: FakeVersion;
+  /** `auto`: samplers send a preview at each step, as ComfyUI started with `--preview-method auto`. */
+  previewMethod: 'auto' | 'none';
+  /** About how many bytes each preview has (padded with JPEG comments); 0 for the smallest. */
+  previewBytes: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -131,8 +138,12 @@ export class FakeWorker {
           if (gone()) return;
           if (this.interruptRequested) outcome = { kind: 'interrupted', node };
           else {
+            const preview = this.settings.previewMethod === 'auto' ? greyJpeg(step, this.settings.previewBytes) : null;
+            const metadata = { node_id: node, prompt_id: id, display_node_id: node, parent_node_id: null, real_node_id: node };
             progressState(node, 'running', step, steps);
+            if (preview) this.messenger.preview(clientId, 'metadata', preview, metadata);
             this.messenger.toClientOrAll(clientId, 'progress', { value: step, max: steps, prompt_id: id, node });
+            if (preview) this.messenger.preview(clientId, 'plain', preview, metadata);
           }
         }
         if (outcome.kind !== 'success') break;

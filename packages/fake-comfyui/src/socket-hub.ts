@@ -2,6 +2,8 @@
  * The fake's WebSocket side (`/ws`, `/api/ws`): the `status` handshake carrying `sid`, the replay
  * of `executing` to a reconnecting owner of the running prompt, the `feature_flags` answer to a
  * first message, and addressed versus broadcast messages. Messages to an unknown sid are dropped.
+ * Preview images go as binary frames: with metadata (type 4) to a socket whose first message
+ * asked for it, as a plain image (type 1) to any other.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -15,6 +17,8 @@ export const SERVER_FEATURES = { supports_preview_metadata: true, max_upload_siz
 
 export class SocketHub {
   private readonly sockets = new Map<string, WebSocket>();
+  /** The sids whose socket asked for previews with metadata. */
+  private readonly withMetadata = new Set<string>();
   private readonly wss = new WebSocketServer({ noServer: true });
 
   constructor(
@@ -41,6 +45,31 @@ export class SocketHub {
     for (const sid of this.sockets.keys()) this.send(sid, type, data);
   }
 
+  /**
+   * A preview of the prompt running for `sid` (every socket when it has none), sent as ComfyUI
+   * does at each sampler step: `phase` 'metadata' goes with the step's `progress_state` (type 4,
+   * to a socket that asked for it), 'plain' after its `progress` (type 1, to the others).
+   */
+  preview(sid: string | undefined, phase: 'metadata' | 'plain', jpeg: Buffer, metadata: Record<string, unknown>): void {
+    const targets = sid !== undefined ? [sid] : [...this.sockets.keys()];
+    for (const target of targets) {
+      // A prompt without a client id has no socket to ask about: ComfyUI sends every socket the plain form.
+      const wantsMetadata = sid !== undefined && this.withMetadata.has(target);
+      if ((phase === 'metadata') !== wantsMetadata) continue;
+      this.sendBinary(target, phase === 'metadata' ? withMetadataFrame(jpeg, metadata) : plainFrame(jpeg));
+    }
+  }
+
+  /** Any bytes as one binary frame to every socket (tests send malformed frames this way). */
+  broadcastBinary(frame: Buffer): void {
+    for (const sid of this.sockets.keys()) this.sendBinary(sid, frame);
+  }
+
+  private sendBinary(sid: string, frame: Buffer): void {
+    const ws = this.sockets.get(sid);
+    if (ws && ws.readyState === ws.OPEN) ws.send(frame, { binary: true });
+  }
+
   broadcastStatus(): void {
     this.broadcast('status', { status: { exec_info: { queue_remaining: this.state.queueRemaining() } } });
   }
@@ -55,8 +84,11 @@ export class SocketHub {
     const sid = clientId || randomUUID().replace(/-/g, '');
     const modern = this.version() !== 'legacy';
     this.sockets.set(sid, ws);
+    this.withMetadata.delete(sid);
     ws.on('close', () => {
-      if (this.sockets.get(sid) === ws) this.sockets.delete(sid);
+      if (this.sockets.get(sid) !== ws) return;
+      this.sockets.delete(sid);
+      this.withMetadata.delete(sid);
     });
     ws.on('error', () => ws.terminate());
     let first = true;
@@ -70,7 +102,10 @@ export class SocketHub {
       } catch {
         return; // ComfyUI logs and ignores client messages it cannot parse
       }
-      if (message?.type === 'feature_flags') ws.send(JSON.stringify({ type: 'feature_flags', data: SERVER_FEATURES }));
+      if (message?.type !== 'feature_flags') return;
+      const flags = (message as { data?: { supports_preview_metadata?: unknown } }).data;
+      if (flags?.supports_preview_metadata === true && this.sockets.get(sid) === ws) this.withMetadata.add(sid);
+      ws.send(JSON.stringify({ type: 'feature_flags', data: SERVER_FEATURES }));
     });
     const status: Record<string, unknown> = { status: { exec_info: { queue_remaining: this.state.queueRemaining() } } };
     if (modern) status['sid'] = sid;
@@ -80,4 +115,21 @@ export class SocketHub {
       ws.send(JSON.stringify({ type: 'executing', data: { node: this.state.runningNode } }));
     }
   }
+}
+
+/** Type 1: the event type, the image format (1 = JPEG), the image. */
+function plainFrame(jpeg: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(1, 0);
+  head.writeUInt32BE(1, 4);
+  return Buffer.concat([head, jpeg]);
+}
+
+/** Type 4: the event type, the metadata's length, the metadata as JSON, the image. */
+function withMetadataFrame(jpeg: Buffer, metadata: Record<string, unknown>): Buffer {
+  const json = Buffer.from(JSON.stringify({ ...metadata, image_type: 'image/jpeg' }));
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(4, 0);
+  head.writeUInt32BE(json.length, 4);
+  return Buffer.concat([head, json, jpeg]);
 }

@@ -4,17 +4,19 @@
  * Where a run stands is read by the RunLocator; followed runs are kept by RunFollowers.
  * @module
  */
-import { CLAIM_LOST, CoreError, type ExecutionEvent, type ExecutionJob, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
+import { CLAIM_LOST, CoreError, type ExecutionJob, type FollowedRunEvent, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
 import { applyInputs } from './apply-inputs.js';
 import { BackendCapabilities } from './backend-capabilities.js';
 import { ComfyUiHttp, StreamedBody, type StreamedResponse } from './comfyui-http.js';
-import { ComfyUiSocket } from './comfyui-socket.js';
+import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
 import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
 import { partialRefusal, promptRefusal } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
 import { RunLocator } from './run-locator.js';
+import { ExecutingPrompt } from './executing-prompt.js';
+import { PreviewFrames } from './preview-frames.js';
 
 export type Log = Logger;
 
@@ -68,12 +70,22 @@ export class ComfyUiBackend {
     this.http = new ComfyUiHttp(url, options.requestTimeoutMs);
     this.locator = new RunLocator(this.http);
     this.followers = new RunFollowers({ inspect: (id, hint) => this.locator.inspect(id, hint), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
-    this.socket = new ComfyUiSocket(url, options.clientId, (m) => this.followers.onMessage(m), () => {
+    const executing = new ExecutingPrompt();
+    const previews = new PreviewFrames(executing, (promptId, preview) => this.followers.onPreview(promptId, preview), (reason) =>
+      options.log('warn', 'malformed binary frame from ComfyUI ignored (later ones on this connection are not logged)', { backend: url, reason }),
+    );
+    const onMessage = (m: SocketMessage) => {
+      executing.onMessage(m);
+      this.followers.onMessage(m);
+    };
+    this.socket = new ComfyUiSocket(url, options.clientId, onMessage, () => {
+      executing.reset();
+      previews.reconnected();
       this.followers.confirmAll();
       // A reconnect may be a restart with other models (or another server): read them again.
       this.capabilitiesReadAtMs = 0;
       this.uploaded.clear();
-    });
+    }, { onBinary: (frame) => previews.onFrame(frame) });
   }
 
   async probe(): Promise<void> {
@@ -206,7 +218,7 @@ export class ComfyUiBackend {
     return this.locator.inspect(runId);
   }
 
-  follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
+  follow(runId: string, listener: (event: FollowedRunEvent) => void): () => void {
     return this.followers.follow(runId, listener);
   }
 

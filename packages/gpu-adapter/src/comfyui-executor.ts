@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type BackendPlacement,
   CoreError,
-  type ExecutionEvent,
+  type FollowedRunEvent,
   type ExecutionJob,
   type ExecutionState,
   type Executor,
@@ -89,7 +89,7 @@ export class ComfyUiExecutor implements Executor {
     return this.backend(backendId).inspect(runId);
   }
 
-  follow(backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void {
+  follow(backendId: string, runId: string, listener: (event: FollowedRunEvent) => void): () => void {
     const backend = this.backends.get(backendId);
     if (!backend) {
       // A run recorded on a server that is no longer configured can never report again.

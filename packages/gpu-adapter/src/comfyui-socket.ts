@@ -2,7 +2,9 @@
  * The one WebSocket runload keeps to a ComfyUI server, under its own client id. Reconnects with
  * backoff; after each (re)connect it tells its owner, who then re-checks every followed run,
  * since messages sent while it was away are lost for good. ComfyUI sends no heartbeat, so the
- * socket pings and drops a connection that stops answering.
+ * socket pings and drops a connection that stops answering. Its first message asks for previews
+ * with metadata (servers before 2025-07 ignore it and send plain previews); binary frames go to
+ * `onBinary` as they come.
  * @module
  */
 import WebSocket from 'ws';
@@ -10,6 +12,20 @@ import WebSocket from 'ws';
 export interface SocketMessage {
   readonly type: string;
   readonly data: Record<string, unknown>;
+}
+
+export interface SocketOptions {
+  readonly pingIntervalMs?: number;
+  /** Each binary frame (previews), untouched. */
+  readonly onBinary?: (frame: Buffer) => void;
+}
+
+/** What runload tells the server it understands: previews that name their prompt and node. */
+const FEATURE_FLAGS = JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true } });
+
+function asBuffer(raw: WebSocket.RawData): Buffer {
+  if (Buffer.isBuffer(raw)) return raw;
+  return Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw);
 }
 
 export class ComfyUiSocket {
@@ -24,7 +40,7 @@ export class ComfyUiSocket {
     private readonly clientId: string,
     private readonly onMessage: (message: SocketMessage) => void,
     private readonly onConnected: () => void,
-    private readonly pingIntervalMs = 15_000,
+    private readonly options: SocketOptions = {},
   ) {}
 
   get connected(): boolean {
@@ -40,17 +56,21 @@ export class ComfyUiSocket {
     ws.on('pong', () => (alive = true));
     ws.on('open', () => {
       this.backoffMs = 250;
+      ws.send(FEATURE_FLAGS);
       if (this.pinger) clearInterval(this.pinger);
       this.pinger = setInterval(() => {
         if (!alive) return ws.terminate();
         alive = false;
         ws.ping();
-      }, this.pingIntervalMs);
+      }, this.options.pingIntervalMs ?? 15_000);
       this.pinger.unref();
       this.onConnected();
     });
     ws.on('message', (raw, binary) => {
-      if (binary) return; // previews: runload does not use them
+      if (binary) {
+        this.options.onBinary?.(asBuffer(raw));
+        return;
+      }
       let parsed: Partial<SocketMessage> | null;
       try {
         parsed = JSON.parse(String(raw)) as Partial<SocketMessage> | null;

@@ -5,13 +5,13 @@
  * never loses a run and a run that ended before anyone listened is still reported.
  * @module
  */
-import type { ExecutionEvent, ExecutionState, Logger } from '@runload/core';
+import type { ExecutionEvent, ExecutionState, FollowedRunEvent, Logger, Preview } from '@runload/core';
 import type { SocketMessage } from './comfyui-socket.js';
 import { RunProgress } from './run-progress.js';
 
 interface Follower {
   readonly runId: string;
-  readonly listener: (event: ExecutionEvent) => void;
+  readonly listener: (event: FollowedRunEvent) => void;
   started: boolean;
   done: boolean;
   /** A confirmation is under way; `again` asks for one more after it (news came meanwhile). */
@@ -63,7 +63,7 @@ export class RunFollowers {
     this.heardEarly.delete(runId);
   }
 
-  follow(runId: string, listener: (event: ExecutionEvent) => void): () => void {
+  follow(runId: string, listener: (event: FollowedRunEvent) => void): () => void {
     const progress = this.plans.get(runId) ?? new RunProgress(null);
     const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false, endAnnounced: false, progress, lastProgress: '' };
     const previous = this.followers.get(runId);
@@ -115,6 +115,12 @@ export class RunFollowers {
       f.lastProgress = said;
       this.emit(f, { type: 'progress', ...progress });
     }
+  }
+
+  /** A preview image of a prompt: told to the run's follower, if it is followed (nothing is kept). */
+  onPreview(promptId: string, preview: Preview): void {
+    const f = this.followers.get(this.hooks.runIdOf(promptId));
+    if (f) this.emit(f, { type: 'preview', preview });
   }
 
   close(): void {
@@ -172,7 +178,7 @@ export class RunFollowers {
     f.listener(event);
   }
 
-  private emit(f: Follower, event: ExecutionEvent): void {
+  private emit(f: Follower, event: FollowedRunEvent): void {
     if (!f.done) f.listener(event);
   }
 

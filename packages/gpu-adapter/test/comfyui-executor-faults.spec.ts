@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import type { ExecutionEvent, ExecutionJob } from '@runload/core';
+import type { ExecutionEvent, Preview, ExecutionJob } from '@runload/core';
 import { makePng, startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
 import { waitFor } from '@runload/core/testing';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
@@ -41,13 +41,16 @@ function blur(): ExecutionJob {
 
 function follow(executor: ComfyUiExecutor, backend: string, runId: string) {
   const events: ExecutionEvent[] = [];
+  /** Previews are kept apart: how many come depends on the fake's timing. */
+  const previews: Preview[] = [];
   let resolve: (e: ExecutionEvent) => void = () => undefined;
   const end = new Promise<ExecutionEvent>((r) => (resolve = r));
   executor.follow(backend, runId, (e) => {
+    if (e.type === 'preview') return void previews.push(e.preview);
     events.push(e);
     if (e.type === 'finished' || e.type === 'lost') resolve(e);
   });
-  return { events, end };
+  return { events, previews, end };
 }
 
 const until = (check: () => boolean, what: string) => waitFor(check, what);

@@ -1,6 +1,6 @@
 /** The ComfyUI client against the fake ComfyUI, on every version it imitates. */
 import { expect } from 'chai';
-import { CoreError, type ExecutionEvent, type ExecutionJob } from '@runload/core';
+import { CoreError, type ExecutionEvent, type Preview, type ExecutionJob } from '@runload/core';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 import { waitFor } from '@runload/core/testing';
@@ -37,13 +37,16 @@ function job(overrides: Partial<ExecutionJob> = {}): ExecutionJob {
 
 function collect(executor: ComfyUiExecutor, backend: string, runId: string) {
   const events: ExecutionEvent[] = [];
+  /** Previews are kept apart: how many come depends on the fake's timing. */
+  const previews: Preview[] = [];
   let resolve: (e: ExecutionEvent) => void = () => undefined;
   const end = new Promise<ExecutionEvent>((r) => (resolve = r));
   const stop = executor.follow(backend, runId, (e) => {
+    if (e.type === 'preview') return void previews.push(e.preview);
     events.push(e);
     if (e.type === 'finished' || e.type === 'lost') resolve(e);
   });
-  return { events, end, stop };
+  return { events, previews, end, stop };
 }
 
 async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {

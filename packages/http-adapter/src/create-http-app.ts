@@ -31,6 +31,7 @@ import {
 import { uploadAssetRoute } from './upload-asset-route.js';
 import { idempotentUpload } from './idempotency.js';
 import { runEventsRoute } from './run-events-route.js';
+import { runPreviewRoute } from './run-preview-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 
 export interface HttpAppOptions {
@@ -101,6 +102,8 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     { method: 'GET', path: '/runs/:id/events', kind: 'plain', handler: runEventsRoute(api) },
     { method: 'POST', path: '/runs/:id/cancel', kind: 'plain', handler: cancelRunRoute(api) },
     { method: 'GET', path: '/account', kind: 'plain', handler: accountRoute(api) },
+    // Live previews.
+    { method: 'GET', path: '/runs/:id/preview', kind: 'plain', handler: runPreviewRoute(api) },
   ];
 
   const app = new H3({

@@ -1,5 +1,5 @@
 /** Domain objects as the API's snake_case JSON (CONTRACT 3 and 4). */
-import type { AccountOverview, AppVersion, Asset, Run } from '@runload/core';
+import type { AccountOverview, AppVersion, Asset, PreviewInfo, Run } from '@runload/core';
 
 export const API_PREFIX = '/api/v1';
 
@@ -89,4 +89,9 @@ export function presentAccount(o: AccountOverview) {
 /** GPU seconds are shown to the millisecond: sums of charges carry binary noise (0.9179999999999999). */
 export function toMilliseconds(seconds: number): number {
   return Math.round(seconds * 1000) / 1000;
+}
+
+/** The `preview` event of a run's stream; the `seq` in the URL only defeats caches (the route answers the latest). */
+export function presentPreviewEvent(info: PreviewInfo) {
+  return { run_id: info.runId, node_id: info.nodeId, seq: info.seq, content_type: info.contentType, url: `/api/v1/runs/${info.runId}/preview?seq=${info.seq}` };
 }

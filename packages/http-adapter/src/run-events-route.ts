@@ -1,13 +1,14 @@
 /**
  * `GET /runs/{id}/events` (CONTRACT 9): Server-Sent Events. The current record at once, then one
- * `event: run` per change with an increasing `id:`, a comment line as heartbeat, and the end of
- * the stream after a terminal record. A client that goes away frees its stream slot at once.
+ * `event: run` per change with an increasing `id:`, an `event: preview` when the run has a new
+ * preview image (at most every 500 ms), a comment line as heartbeat, and the end of the stream
+ * after a terminal record. A client that goes away frees its stream slot at once.
  * @module
  */
 import type { ServerResponse } from 'node:http';
 import { CoreError, isUuid, type RunloadApi, type RunStreamSink } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
-import { presentRun } from './presenters.js';
+import { presentPreviewEvent, presentRun } from './presenters.js';
 
 const encoder = new TextEncoder();
 
@@ -48,6 +49,10 @@ export function runEventsRoute(api: RunloadApi) {
         seq += 1;
         write(`id: ${seq}\nevent: run\ndata: ${JSON.stringify(presentRun(view.run, view.queuePosition))}\n\n`);
         if (last) sink.end();
+      },
+      preview(info) {
+        seq += 1;
+        write(`id: ${seq}\nevent: preview\ndata: ${JSON.stringify(presentPreviewEvent(info))}\n\n`);
       },
       heartbeat() {
         write(': keep-alive\n\n');

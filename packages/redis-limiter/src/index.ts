@@ -3,3 +3,4 @@ export { FailoverRateLimiter, type FailoverOptions } from './failover-rate-limit
 export { RedisWorkSignal } from './redis-work-signal.js';
 export { createRedisClient } from './create-redis-client.js';
 export type { Redis } from 'ioredis';
+export { RedisPreviewStore } from './redis-preview-store.js';

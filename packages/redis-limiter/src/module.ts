@@ -5,17 +5,20 @@
  * @module
  */
 import { ContainerModule } from 'inversify';
-import { CLOCK, LOGGER, RATE_LIMITER, WORK_SIGNAL, type Clock, type Logger } from '@runload/core';
+import { CLOCK, LOGGER, PREVIEW_STORE, RATE_LIMITER, WORK_SIGNAL, type Clock, type Logger } from '@runload/core';
 import { InMemoryRateLimiter } from '@runload/core/in-process';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from './create-redis-client.js';
 import { FailoverRateLimiter } from './failover-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { RedisWorkSignal } from './redis-work-signal.js';
+import { RedisPreviewStore } from './redis-preview-store.js';
 
 export const REDIS_LIMITS_CLIENT = Symbol.for('runload.redis.LimitsClient');
 export const REDIS_PUBLISHER = Symbol.for('runload.redis.Publisher');
 export const REDIS_SUBSCRIBER = Symbol.for('runload.redis.Subscriber');
+/** Previews have their own connection: a megabyte image never queues ahead of a limit check. */
+export const REDIS_PREVIEWS_CLIENT = Symbol.for('runload.redis.PreviewsClient');
 
 export function redisModule(url: string): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -34,6 +37,7 @@ export function redisModule(url: string): ContainerModule {
     client(REDIS_LIMITS_CLIENT, 2000);
     client(REDIS_PUBLISHER);
     client(REDIS_SUBSCRIBER);
+    client(REDIS_PREVIEWS_CLIENT, 2000);
     bind<FailoverRateLimiter>(RATE_LIMITER)
       .toResolvedValue(
         (limits: Redis, clock: Clock, log: Logger) =>
@@ -49,6 +53,10 @@ export function redisModule(url: string): ContainerModule {
       .onDeactivation((limiter) => limiter.close());
     bind(WORK_SIGNAL)
       .toResolvedValue((publisher: Redis, subscriber: Redis) => new RedisWorkSignal(publisher, subscriber), [REDIS_PUBLISHER, REDIS_SUBSCRIBER])
+      .inSingletonScope();
+    // Live previews.
+    bind(PREVIEW_STORE)
+      .toResolvedValue((previews: Redis) => new RedisPreviewStore(previews), [REDIS_PREVIEWS_CLIENT])
       .inSingletonScope();
   });
 }

@@ -21,6 +21,7 @@ import {
   LOGGER,
   MEDIA_TYPE_DETECTOR,
   NODE_CATALOG,
+  PREVIEW_STORE,
   RandomIds,
   RATE_LIMITER,
   RUN_REPOSITORY,
@@ -33,7 +34,7 @@ import {
   type RunloadPorts,
   type RunRepository,
 } from '@runload/core';
-import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-process';
+import { InMemoryPreviewStore, InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-process';
 import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { gpuModule } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
@@ -80,6 +81,7 @@ const PORT_TOKENS = {
   workSignal: WORK_SIGNAL,
   clock: CLOCK,
   ids: ID_GENERATOR,
+  previews: PREVIEW_STORE,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */
@@ -119,6 +121,9 @@ function inProcessModule(): ContainerModule {
       .toResolvedValue((clock: Clock, runs: RunRepository) => new InMemoryRateLimiter(clock, runWindowHistory(runs)), [CLOCK, RUN_REPOSITORY])
       .inSingletonScope();
     bind(WORK_SIGNAL).toConstantValue(new InMemoryWorkSignal());
+    bind(PREVIEW_STORE)
+      .toResolvedValue((clock: Clock) => new InMemoryPreviewStore(clock), [CLOCK])
+      .inSingletonScope();
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ContainerModule } from 'inversify';
-import { Dispatcher, RunLifecycle, SystemTimers, type RunloadPorts } from '@runload/core';
+import { Dispatcher, PREVIEW_KEEP_AFTER_END_MS, RecordPreviews, RunLifecycle, SystemTimers, type RunloadPorts } from '@runload/core';
 import type { RunloadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { CONFIG, DISPATCHER, PORTS } from './tokens.js';
@@ -22,8 +22,10 @@ export function dispatcherModule(): ContainerModule {
       .toResolvedValue(
         async (config: RunloadConfig, ports: RunloadPorts) => {
           const lifecycle = new RunLifecycle(ports.runs, ports.assets, ports.blobs, ports.gpuLedger, ports.workSignal, ports.clock, config.limits.retention);
+          // A run lasts max_run_seconds at most: its preview outlives it even if no instance says it ended.
+          const previews = new RecordPreviews(ports.previews, createLogger('previews'), { keepWhileRunningMs: config.limits.max_run_seconds * 1000 + PREVIEW_KEEP_AFTER_END_MS });
           const dispatcher = new Dispatcher(
-            { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor: ports.executor, lifecycle, signal: ports.workSignal, clock: ports.clock, timers: new SystemTimers() },
+            { runs: ports.runs, appVersions: ports.appVersions, assets: ports.assets, blobs: ports.blobs, executor: ports.executor, lifecycle, signal: ports.workSignal, clock: ports.clock, timers: new SystemTimers(), previews },
             {
               owner: ownerName(config),
               leaseMs: config.leaseSeconds * 1000,

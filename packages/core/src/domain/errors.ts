@@ -24,6 +24,8 @@ export type CoreErrorCode =
   | 'RUN_NOT_FOUND'
   /** No asset with that id belongs to the caller. */
   | 'ASSET_NOT_FOUND'
+  /** The caller's run has no preview (none sent yet, or it ended more than ten minutes ago). */
+  | 'PREVIEW_NOT_FOUND'
   /** The asset is an input of a run still queued or running, so it cannot be deleted yet. */
   | 'ASSET_IN_USE'
   /** No account with that id (operator commands). */

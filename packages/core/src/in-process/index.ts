@@ -6,3 +6,4 @@
  */
 export * from './in-memory-rate-limiter.js';
 export * from './in-memory-work-signal.js';
+export * from './in-memory-preview-store.js';

@@ -5,6 +5,7 @@
  */
 import type { RunInputs, RunError } from '../domain/run.js';
 import type { Workflow } from '../domain/app-version.js';
+import type { Preview } from './preview-store.js';
 
 export interface BackendHealth {
   readonly id: string;
@@ -97,6 +98,19 @@ export type ExecutionEvent =
   /** The backend does not know the run (it restarted, or the run was removed there). */
   | { readonly type: 'lost' };
 
+/**
+ * A preview image of a followed run (a sampler's latent preview, an image a node sent), as the
+ * backend sent it. Informational like progress: it changes nothing of the run's state and may be
+ * missed, and a follow reports any number of them until its terminal event.
+ */
+export interface ExecutionPreview {
+  readonly type: 'preview';
+  readonly preview: Preview;
+}
+
+/** What a follow's listener hears: the run's events, and its previews. */
+export type FollowedRunEvent = ExecutionEvent | ExecutionPreview;
+
 export type SubmitResult = { readonly accepted: true } | { readonly accepted: false; readonly error: RunError };
 
 /** An output's bytes, read from the backend. */
@@ -149,7 +163,7 @@ export interface Executor {
    * call is still reported). A backend that is unreachable for a while reports nothing: deciding
    * when that loses the run is the caller's. Returns a function that stops following.
    */
-  follow(backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void;
+  follow(backendId: string, runId: string, listener: (event: FollowedRunEvent) => void): () => void;
   /**
    * An output file of a finished run: its name, its content type (from its extension, else the
    * backend's header) and a way to stream its bytes.

@@ -39,6 +39,7 @@ function until(executor: Executor, backendId: string, id: string): Promise<Execu
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no end for ${id}: ${JSON.stringify(events)}`)), 10_000);
     const stop = executor.follow(backendId, id, (e) => {
+      if (e.type === 'preview') return; // previews are news of their own, whose number no backend promises
       events.push(e);
       if (e.type === 'finished' || e.type === 'lost') {
         clearTimeout(timer);

@@ -8,10 +8,11 @@
 import { CoreError } from '../domain/errors.js';
 import type { RunError } from '../domain/run.js';
 import { CLAIM_LOST } from '../ports/executor.js';
+import type { Preview } from '../ports/preview-store.js';
 import type {
   BackendPlacement,
   BackendTiming,
-  ExecutionEvent,
+  FollowedRunEvent,
   ExecutionJob,
   ExecutionState,
   Executor,
@@ -28,7 +29,7 @@ export const IN_MEMORY_BACKEND = 'memory';
 interface Entry {
   readonly job: ExecutionJob;
   state: ExecutionState;
-  readonly listeners: Set<(e: ExecutionEvent) => void>;
+  readonly listeners: Set<(e: FollowedRunEvent) => void>;
 }
 
 export interface ScriptedOutput {
@@ -95,7 +96,7 @@ export class InMemoryExecutor implements Executor {
     return this.entries.get(runId)?.state ?? { state: 'unknown' };
   }
 
-  follow(_backendId: string, runId: string, listener: (event: ExecutionEvent) => void): () => void {
+  follow(_backendId: string, runId: string, listener: (event: FollowedRunEvent) => void): () => void {
     const entry = this.entries.get(runId);
     if (!entry) {
       queueMicrotask(() => listener({ type: 'lost' }));
@@ -169,6 +170,11 @@ export class InMemoryExecutor implements Executor {
     this.emit(this.require(runId), { type: 'progress', value, max, nodeId });
   }
 
+  /** The backend sends a preview image of the running run. */
+  preview(runId: string, preview: Preview): void {
+    this.emit(this.require(runId), { type: 'preview', preview });
+  }
+
   succeed(runId: string, outputs: readonly ScriptedOutput[], timing: BackendTiming): void {
     for (const o of outputs) this.files.set(`${runId}/${o.filename}`, o);
     const refs = outputs.map((o) => ({ nodeId: o.nodeId, filename: o.filename, subfolder: runId, type: 'output' }));
@@ -192,7 +198,7 @@ export class InMemoryExecutor implements Executor {
     this.emit(entry, { type: 'finished', result });
   }
 
-  private emit(entry: Entry, event: ExecutionEvent): void {
+  private emit(entry: Entry, event: FollowedRunEvent): void {
     for (const l of [...entry.listeners]) l(event);
   }
 

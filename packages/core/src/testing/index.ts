@@ -21,3 +21,4 @@ export * from './rate-limiter-contract.js';
 export * from './executor.contract.js';
 export * from './work-signal-contract.js';
 export * from './in-memory-webhook-transport.js';
+export * from './preview-store.contract.js';

@@ -10,11 +10,13 @@ import { CoreError } from '../domain/errors.js';
 import { isTerminal, type Run } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
+import type { PreviewInfo, PreviewStore } from '../ports/preview-store.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 import type { Principal } from './principal.js';
 import { queuePositionOf, requireOwnRun, type RunView } from './get-run.js';
+import { nextPreview, NO_PREVIEW_SENT, PREVIEW_EVENT_EVERY_MS, type PreviewCursor } from './run-previews.js';
 
 export const MAX_STREAMS_PER_ACCOUNT = 20;
 
@@ -27,11 +29,17 @@ export interface RunStreamsOptions {
    */
   readonly slotLeaseMs?: number;
   readonly maxPerAccount?: number;
+  /** Where the latest previews are read (each tick): without it, streams carry no previews. */
+  readonly previews?: PreviewStore;
+  /** A stream tells of a new preview at most this often (default 500 ms). */
+  readonly previewEveryMs?: number;
 }
 
 export interface RunStreamSink {
   /** A record to send; `last` when it is terminal (the stream ends after it). */
   record(view: RunView, last: boolean): void;
+  /** A new preview of the run (at most one per `previewEveryMs`); a sink without it gets none. */
+  preview?(info: PreviewInfo): void;
   /** Nothing changed for a while: keep the connection alive. */
   heartbeat(): void;
   /** The stream ends without a terminal record: this instance is stopping (the client opens it again). */
@@ -43,6 +51,7 @@ interface Watcher {
   readonly holder: string;
   readonly sink: RunStreamSink;
   lastKey: string;
+  preview: PreviewCursor;
   closed: boolean;
   close(): Promise<void>;
 }
@@ -77,7 +86,7 @@ export class RunStreams {
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-    options: RunStreamsOptions = {},
+    private readonly options: RunStreamsOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -109,7 +118,7 @@ export class RunStreams {
       if (this.watchers.size === 0) this.idle();
       await this.slots.release(holder);
     };
-    const watcher: Watcher = { runId, holder, sink, lastKey: '', closed: false, close };
+    const watcher: Watcher = { runId, holder, sink, lastKey: '', preview: NO_PREVIEW_SENT, closed: false, close };
     const view = await this.view(run);
     watcher.lastKey = changeKey(view);
     const last = isTerminal(run.status);
@@ -207,7 +216,24 @@ export class RunStreams {
         await this.slots.release(w.holder).catch(() => undefined);
       }
     }
+    if (tick) await this.sendPreviews();
     if (this.watchers.size === 0) this.idle();
+  }
+
+  /** One read of the previews of every run watched here; each stream is told of a new one at most every previewEveryMs. */
+  private async sendPreviews(): Promise<void> {
+    const store = this.options.previews;
+    const watching = [...this.watchers].filter((w) => w.sink.preview);
+    if (!store || watching.length === 0) return;
+    const infos = await store.info([...new Set(watching.map((w) => w.runId))]);
+    const now = this.clock.nowMs();
+    for (const w of watching) {
+      const info = infos.get(w.runId);
+      const next = info && !w.closed ? nextPreview(w.preview, info, now, this.options.previewEveryMs ?? PREVIEW_EVENT_EVERY_MS) : null;
+      if (!info || !next) continue;
+      w.preview = next;
+      w.sink.preview?.(info);
+    }
   }
 
   private beat(): void {

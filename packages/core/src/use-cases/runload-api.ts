@@ -26,6 +26,8 @@ import { ManageWebhookSecrets } from './admin/manage-webhook-secrets.js';
 import { IdempotentRequests } from './idempotent-requests.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
 import { RunStreams } from './run-streams.js';
+import type { PreviewStore } from '../ports/preview-store.js';
+import { RunPreviews } from './run-previews.js';
 import { ManageAccounts } from './admin/manage-accounts.js';
 import { ManageApiKeys } from './admin/manage-api-keys.js';
 import { ManageApps } from './admin/manage-apps.js';
@@ -67,6 +69,8 @@ export interface RunloadPorts {
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
   readonly streamSlots: StreamSlots;
+  // Live previews.
+  readonly previews: PreviewStore;
 }
 
 export interface RunloadApi {
@@ -91,6 +95,7 @@ export interface RunloadApi {
   readonly idempotency: IdempotentRequests;
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
+  readonly runPreviews: RunPreviews;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -120,6 +125,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
-    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
+    runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
+    runPreviews: new RunPreviews(p.runs, p.previews),
   };
 }

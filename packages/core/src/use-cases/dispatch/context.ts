@@ -12,6 +12,7 @@ import type { RunRepository } from '../../ports/run-repository.js';
 import type { Timers } from '../../ports/timers.js';
 import type { WorkSignal } from '../../ports/work-signal.js';
 import type { RunLifecycle } from '../run-lifecycle.js';
+import type { RecordPreviews } from '../record-previews.js';
 import type { FollowEvent, FollowState } from './follow-state.js';
 
 export interface DispatcherOptions {
@@ -48,6 +49,8 @@ export interface DispatcherDeps {
   readonly signal: WorkSignal;
   readonly clock: Clock;
   readonly timers: Timers;
+  /** Where the previews of followed runs go; without it they are dropped. */
+  readonly previews?: RecordPreviews;
 }
 
 export interface DispatchContext {

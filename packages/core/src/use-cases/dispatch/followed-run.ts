@@ -115,7 +115,12 @@ export class FollowedRun {
     const { deps, options } = this.ctx;
     switch (effect.do) {
       case 'follow':
-        this.unfollow = deps.executor.follow(this.backendId, this.runId, (event) => this.on({ type: 'backend', event }));
+        this.unfollow = deps.executor.follow(this.backendId, this.runId, (event) => {
+          // Previews go to their store, never through the run's state.
+          if (event.type === 'preview') return deps.previews?.offer(this.runId, event.preview);
+          if (event.type === 'finished' || event.type === 'lost') deps.previews?.finish(this.runId);
+          this.on({ type: 'backend', event });
+        });
         // Settled while the follow began (a synchronous "lost"): nothing must be followed any more.
         if (this.current.kind === 'settled') this.unfollow();
         return;

@@ -1,0 +1,204 @@
+/**
+ * Live previews end to end: a fake ComfyUI sends a JPEG at each sampler step; the server keeps
+ * the latest and tells event streams of it, on one instance (SQLite, previews in memory) and on
+ * two sharing PostgreSQL and Redis. A flood of large frames keeps the server's memory flat and
+ * each stream throttled.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { waitFor } from '@runload/core/testing';
+import { openDatabase } from '@runload/storage-adapter';
+import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { RunloadClient, type RunPreviewEvent } from '@runload/client';
+import { apiClient } from './client.js';
+import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+
+const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
+const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
+if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=true needs RUNLOAD_TEST_PG_URL and RUNLOAD_TEST_REDIS_URL');
+
+const SAMPLER_APP = path.join(REPO_ROOT, 'examples/workflows/text-to-image.api.json');
+
+interface StreamEvent {
+  readonly event: string;
+  readonly data: Record<string, unknown>;
+  /** When the test received it (ms since the stream opened). */
+  readonly atMs: number;
+}
+
+/** Reads a run's event stream to its end, collecting its events. */
+async function readStream(baseUrl: string, key: string, runId: string): Promise<StreamEvent[]> {
+  const res = await fetch(`${baseUrl}/api/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } });
+  if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status}`);
+  const opened = Date.now();
+  const events: StreamEvent[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+      const lines = buffer.slice(0, cut).split('\n');
+      buffer = buffer.slice(cut + 2);
+      const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+      const event = field('event');
+      if (event) events.push({ event, data: JSON.parse(field('data') ?? '{}') as Record<string, unknown>, atMs: Date.now() - opened });
+    }
+  }
+  return events;
+}
+
+/** The resident memory of a process, in MiB (Linux). */
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? '';
+  return Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024;
+}
+
+async function setUp(env: Record<string, string>) {
+  const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'p', '--tier', 'ultra'], env);
+  const key = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+  const other = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'o', '--tier', 'ultra'], env);
+  const otherKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', other.account_id], env)).api_key;
+  const app = await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Picture', '--workflow', SAMPLER_APP], env);
+  return { key, otherKey, appVersionId: app.app_version_id };
+}
+
+describe('live previews, end to end', function () {
+  this.timeout(120_000);
+
+  describe('one instance, previews in memory', () => {
+    const data = tempDataDir();
+    let fake: FakeComfyUI;
+    let server: ServerProcess;
+    let w: Awaited<ReturnType<typeof setUp>>;
+    before(async () => {
+      fake = await startFakeComfyUI({ executionMs: 600, progressSteps: 8 });
+      const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'silent' };
+      w = await setUp(env);
+      server = await startServerProcess(env);
+    });
+    after(async () => {
+      await server.stop('SIGTERM');
+      await fake.close();
+      data.remove();
+    });
+
+    it("streams the run's previews and answers the latest one, to its owner only", async () => {
+      const api = apiClient(server.url, w.key);
+      const created = await api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: {} });
+      expect(created.status).to.equal(201);
+      const runId = created.body.run_id;
+      const events = await readStream(server.url, w.key, runId);
+      const previews = events.filter((e) => e.event === 'preview');
+      expect(previews.length, JSON.stringify(events.map((e) => e.event))).to.be.greaterThan(0);
+      expect(previews[0]?.data).to.deep.include({ run_id: runId, node_id: '3', content_type: 'image/jpeg' });
+      expect(events.at(-1)?.data['status']).to.equal('succeeded');
+
+      const res = await fetch(`${server.url}/api/v1/runs/${runId}/preview`, { headers: { authorization: `Bearer ${w.key}` } });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('image/jpeg');
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(Number(res.headers.get('x-preview-seq'))).to.be.at.least(Number(previews.at(-1)?.data['seq']));
+      expect([...new Uint8Array(await res.arrayBuffer()).subarray(0, 3)]).to.deep.equal([0xff, 0xd8, 0xff]);
+      const other = await apiClient(server.url, w.otherKey).json<{ error: { code: string } }>('GET', `/api/v1/runs/${runId}/preview`);
+      expect([other.status, other.body.error.code]).to.deep.equal([404, 'RUN_NOT_FOUND']);
+    });
+
+    it("gives the typed client's waitForRun each preview, and getRunPreview the latest image", async () => {
+      const client = new RunloadClient({ baseUrl: server.url, apiKey: w.key });
+      const { run_id } = await client.createRun(w.appVersionId, { inputs: { '3:seed': 3 } });
+      const told: RunPreviewEvent[] = [];
+      const run = await client.waitForRun(run_id, { onPreview: (p) => told.push(p) });
+      expect(run.status).to.equal('succeeded');
+      expect(told.length).to.be.greaterThan(0);
+      expect(told[0]).to.deep.include({ run_id, node_id: '3', content_type: 'image/jpeg' });
+      const latest = await client.getRunPreview(run_id);
+      expect(latest.contentType).to.equal('image/jpeg');
+      expect(latest.seq).to.be.at.least(told.at(-1)?.seq ?? 1);
+      expect(latest.image.size).to.be.greaterThan(0);
+      const other = new RunloadClient({ baseUrl: server.url, apiKey: w.otherKey });
+      expect(await other.getRunPreview(run_id).catch((e: unknown) => e)).to.include({ code: 'RUN_NOT_FOUND', status: 404 });
+    });
+
+    it('keeps its memory flat and each stream throttled under a flood of large previews', async () => {
+      const api = apiClient(server.url, w.key);
+      // Seven nodes share the execution time: the sampler's 1.4 s carry 500 previews of 256 KiB (350 a second).
+      fake.setExecutionMs(10_000);
+      fake.setPreviews({ steps: 500, bytes: 256 * 1024 });
+      try {
+        const before = rssMiB(server.child.pid ?? 0);
+        // Another seed: the same prompt again would be served from the backend's cache, with no sampler step.
+        const runId = (await api.json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: { '3:seed': 7 } })).body.run_id;
+        let peak = before;
+        const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server.child.pid ?? 0))), 50);
+        const events = await readStream(server.url, w.key, runId).finally(() => clearInterval(sampler));
+        expect(events.at(-1)?.data['status']).to.equal('succeeded');
+        const previews = events.filter((e) => e.event === 'preview');
+        const span = (previews.at(-1)?.atMs ?? 0) - (previews[0]?.atMs ?? 0);
+        expect(previews.length).to.be.greaterThan(1);
+        // At most one preview event per 500 ms of the server's clock (a little slack for delivery).
+        expect(previews.length, `${previews.length} previews over ${span} ms`).to.be.at.most(Math.floor((span + 250) / 500) + 1);
+        // 125 MiB went through the socket; what stays is a few images, not a queue of them.
+        expect(peak - before, `RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB`).to.be.lessThan(64);
+      } finally {
+        fake.setExecutionMs(600);
+        fake.setPreviews({ steps: 8, bytes: 0 });
+      }
+    });
+  });
+
+  (pgUrl && redisUrl ? describe : describe.skip)('two instances on PostgreSQL and Redis', () => {
+    const data = tempDataDir();
+    const dbName = `runload_previews_${randomBytes(4).toString('hex')}`;
+    const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+    let fake: FakeComfyUI;
+    let servers: ServerProcess[] = [];
+    let w: Awaited<ReturnType<typeof setUp>>;
+    before(async () => {
+      await admin.raw(`CREATE DATABASE ${dbName}`);
+      const url = new URL(pgUrl ?? '');
+      url.pathname = `/${dbName}`;
+      fake = await startFakeComfyUI({ executionMs: 6000, progressSteps: 40 });
+      const env = {
+        RUNLOAD_DATA_DIR: data.dir,
+        RUNLOAD_DATABASE_URL: url.toString(),
+        RUNLOAD_REDIS_URL: `${redisUrl}`,
+        RUNLOAD_COMFYUI_URLS: fake.url,
+        RUNLOAD_LOG_LEVEL: 'silent',
+      };
+      await cliJson(['migrate'], env);
+      w = await setUp(env);
+      servers = await Promise.all([0, 1].map(() => startServerProcess(env)));
+    });
+    after(async () => {
+      await Promise.all(servers.map((s) => s.stop('SIGTERM')));
+      await fake.close();
+      await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await admin.destroy();
+      data.remove();
+    });
+
+    it('tells the streams of both instances, one of which did not dispatch the run, and both answer the same latest preview', async () => {
+      const runId = (await apiClient(servers[0]?.url ?? '', w.key).json<{ run_id: string }>('POST', `/api/v1/apps/${w.appVersionId}`, { inputs: {} })).body.run_id;
+      const streams = servers.map((s) => readStream(s.url, w.key, runId));
+      // While the sampler runs, both instances answer the preview the dispatching one stored.
+      const seqs = await waitFor(
+        async () => {
+          const answers = await Promise.all(servers.map((s) => fetch(`${s.url}/api/v1/runs/${runId}/preview`, { headers: { authorization: `Bearer ${w.key}` } })));
+          if (answers.some((a) => a.status !== 200)) return null;
+          return answers.map((a) => Number(a.headers.get('x-preview-seq')));
+        },
+        'a preview on both instances',
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
+      expect(seqs.every((s) => s >= 1)).to.equal(true);
+      for (const [i, events] of (await Promise.all(streams)).entries()) {
+        const previews = events.filter((e) => e.event === 'preview');
+        expect(previews.length, `instance ${i}`).to.be.greaterThan(1);
+        expect(previews.every((p) => p.data['run_id'] === runId && p.data['node_id'] === '3')).to.equal(true);
+        expect(events.at(-1)?.data['status']).to.equal('succeeded');
+      }
+    });
+  });
+});
