@@ -1,7 +1,6 @@
 /**
- * The console's calls to runload: the typed client for everything it has, and the two calls a
- * browser page needs beyond it: bytes behind the Bearer key as `blob:` URLs (an `<img>` cannot
- * send the header), and an upload that reports its progress (fetch cannot).
+ * The console's calls to runload: the typed client for everything it has, and the one call a
+ * browser page needs beyond it: an upload that reports its progress (fetch cannot).
  * @module
  */
 import { RunloadClient, RunloadError, type Asset } from '@runload/client';
@@ -15,17 +14,6 @@ export function accountClient(secret: string): RunloadClient {
 export function describeError(error: unknown): string {
   if (RunloadError.is(error)) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
-}
-
-/** GETs a path of the API with the secret; null when it answers 404 (nothing there, e.g. no preview yet). */
-export async function fetchBlob(secret: string, path: string, signal?: AbortSignal): Promise<Blob | null> {
-  const response = await fetch(`/api/v1${path}`, { headers: { Authorization: `Bearer ${secret}` }, cache: 'no-store', ...(signal ? { signal } : {}) });
-  if (response.status === 404) {
-    await response.body?.cancel();
-    return null;
-  }
-  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-  return response.blob();
 }
 
 /** Uploads a file as an asset, calling `onProgress` with the share sent (0 to 1). */

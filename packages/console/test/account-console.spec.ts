@@ -93,6 +93,30 @@ describe('the account console in headless Chromium', function () {
     }
   });
 
+  it('shows the latest preview while a slow run runs, and its output once it is done', async () => {
+    const { page } = watched;
+    world.fake.setExecutionMs(4000);
+    world.fake.setPreviews({ steps: 12 });
+    try {
+      await signIn(page, world.origin, world.apiKey);
+      await page.getByRole('link', { name: 'Text to image' }).click();
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByTestId('run-status').filter({ hasText: /^running$/ }).waitFor({ timeout: 30_000 });
+      const preview = page.getByAltText('Latest preview');
+      await preview.waitFor({ timeout: 30_000 });
+      await waitFor(async () => (await naturalWidth(preview)) > 0, 'the preview drawn', { timeoutMs: 10_000 });
+      expect(await page.getByTestId('run-status').textContent()).to.equal('running');
+      const bar = page.getByRole('progressbar', { name: 'Progress' });
+      expect(Number(await bar.getAttribute('aria-valuenow'))).to.be.at.least(0);
+      await page.getByTestId('run-status').filter({ hasText: /^succeeded$/ }).waitFor({ timeout: 30_000 });
+      expect(await preview.count(), 'no preview once it has ended').to.equal(0);
+      await waitFor(async () => (await naturalWidth(page.locator('figure.output img'))) > 0, 'the output drawn', { timeoutMs: 10_000 });
+    } finally {
+      world.fake.setExecutionMs(300);
+      world.fake.setPreviews({ steps: 4 });
+    }
+  });
+
   it('pages through the runs, newest first, with their thumbnails', async () => {
     const client = new RunloadClient({ baseUrl: world.origin, apiKey: world.apiKey });
     const created: string[] = [];

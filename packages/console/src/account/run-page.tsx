@@ -10,14 +10,13 @@ import { describeError } from '../api.js';
 import { useAccountSession } from '../ui/session-context.js';
 import { ProgressBar } from '../ui/progress-bar.js';
 import { formatSeconds, formatTime } from '../ui/format.js';
-import { followRun } from './follow-run.js';
 import { OutputMedia } from './output-media.js';
 import { usePreview } from './use-preview.js';
 
 type Followed = { readonly state: 'loading' } | { readonly state: 'failed'; readonly message: string } | { readonly state: 'known'; readonly run: Run };
 
 export function RunPage(props: { runId: string }) {
-  const { client, secret } = useAccountSession();
+  const { client } = useAccountSession();
   const [followed, setFollowed] = useState<Followed>({ state: 'loading' });
   const [action, setAction] = useState<string | null>(null);
   // Counts the stream's preview events: each asks for the latest preview image again.
@@ -30,13 +29,13 @@ export function RunPage(props: { runId: string }) {
     (async () => {
       const run = await client.getRun(props.runId, signal);
       show(run);
-      if (!isTerminal(run)) show(await followRun(client, props.runId, { onUpdate: show, onPreview: () => setPreviews((n) => n + 1), signal }));
+      if (!isTerminal(run)) show(await client.waitForRun(props.runId, { onUpdate: show, onPreview: () => setPreviews((n) => n + 1), signal }));
     })().catch((error: unknown) => signal.aborted || setFollowed({ state: 'failed', message: describeError(error) }));
     return () => controller.abort();
   }, [props.runId]);
 
   const running = followed.state === 'known' && followed.run.status === 'running';
-  const preview = usePreview(secret, props.runId, previews, running);
+  const preview = usePreview(client, props.runId, previews, running);
 
   if (followed.state === 'loading') return <p aria-busy="true">Loading…</p>;
   if (followed.state === 'failed') return <p role="alert">{followed.message}</p>;

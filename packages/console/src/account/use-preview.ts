@@ -5,11 +5,11 @@
  * @module
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fetchBlob } from '../api.js';
+import type { RunloadClient } from '@runload/client';
 
 const MIN_INTERVAL_MS = 500;
 
-export function usePreview(secret: string, runId: string, tick: number, running: boolean): string | null {
+export function usePreview(client: RunloadClient, runId: string, tick: number, running: boolean): string | null {
   const [url, setUrl] = useState<string | null>(null);
   const lastAsked = useRef(0);
   useEffect(() => {
@@ -17,22 +17,22 @@ export function usePreview(secret: string, runId: string, tick: number, running:
     let stale = false;
     const timer = setTimeout(() => {
       lastAsked.current = Date.now();
-      fetchBlob(secret, `/runs/${encodeURIComponent(runId)}/preview`).then(
-        (blob) => {
-          if (stale || !blob) return;
+      client.getRunPreview(runId).then(
+        ({ image }) => {
+          if (stale) return;
           setUrl((previous) => {
             if (previous) URL.revokeObjectURL(previous);
-            return URL.createObjectURL(blob);
+            return URL.createObjectURL(image);
           });
         },
-        () => undefined, // a preview is a nicety: a failed one leaves the last in place
+        () => undefined, // PREVIEW_NOT_FOUND (none any more) or a failure: the last one stays, or nothing
       );
     }, Math.max(0, lastAsked.current + MIN_INTERVAL_MS - Date.now()));
     return () => {
       stale = true;
       clearTimeout(timer);
     };
-  }, [secret, runId, tick, running]);
+  }, [client, runId, tick, running]);
   useEffect(() => () => void setUrl((previous) => (previous && URL.revokeObjectURL(previous), null)), [runId]);
   return url;
 }
