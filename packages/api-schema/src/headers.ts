@@ -21,6 +21,7 @@ export const HEADERS = {
   'X-Preview-Seq': { description: 'The sequence number of this preview of the run (grows with each one).', schema: { type: 'integer' } },
   'Cache-Control': { description: '`no-store`: the answer changes while the run executes.', schema: { type: 'string' } },
   Allow: { description: 'The methods the path answers.', schema: { type: 'string' } },
+  'X-Next-Cursor': { description: 'The cursor of the next page of a CSV answer; absent on the last page.', schema: { type: 'string' } },
 } as const;
 
 export type HeaderName = keyof typeof HEADERS;

@@ -83,3 +83,15 @@ export * from './use-cases/webhook-worker.js';
 export * from './use-cases/run-streams.js';
 export * from './use-cases/admin/manage-webhook-secrets.js';
 export * from './system/webhook-secret.js';
+
+// The admin API: admin tokens, their authentication and scopes, the audit trail.
+export * from './domain/admin-token.js';
+export * from './domain/audit.js';
+export * from './ports/admin-token-repository.js';
+export * from './ports/audit-log.js';
+export * from './use-cases/authenticate-admin.js';
+export * from './use-cases/admin/manage-admin-tokens.js';
+export * from './ports/usage-repository.js';
+export * from './use-cases/admin/support-runs.js';
+export * from './use-cases/admin/monthly-usage.js';
+export * from './use-cases/admin/audit-trail.js';

@@ -7,7 +7,7 @@ import type { H3Event, Middleware } from 'h3';
 import { FastResponse } from 'srvx';
 import { HEADERS } from '@runload/api-schema';
 
-const ALLOWED_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
+const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, Range, Last-Event-ID';
 /** Every response header the API documents, so a page can read the limits, `Retry-After` and `Location`. */
 const EXPOSED_HEADERS = Object.keys(HEADERS).join(', ');

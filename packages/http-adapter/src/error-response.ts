@@ -37,12 +37,18 @@ const STATUS: Record<CoreErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RANGE_NOT_SATISFIABLE: 416,
-  INVALID_WORKFLOW: 400,
+  INVALID_WORKFLOW: 422,
   INVALID_TRANSITION: 409,
   INVALID_WEBHOOK: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
   INTERNAL_ERROR: 500,
+  // The admin API.
+  MISSING_ADMIN_TOKEN: 401,
+  INVALID_ADMIN_TOKEN: 401,
+  FORBIDDEN: 403,
+  ADMIN_TOKEN_NOT_FOUND: 404,
+  INVALID_VALUE: 422,
 };
 
 /** Seconds a client should wait when the database is unreachable. */
@@ -72,6 +78,8 @@ export function errorResponse(error: unknown): ErrorResponse {
   switch (error.code) {
     case 'MISSING_API_KEY':
     case 'INVALID_API_KEY':
+    case 'MISSING_ADMIN_TOKEN':
+    case 'INVALID_ADMIN_TOKEN':
       headers['WWW-Authenticate'] = 'Bearer';
       return { status, body: { error: error.message }, headers };
     case 'ACCOUNT_SUSPENDED':
@@ -86,7 +94,8 @@ export function errorResponse(error: unknown): ErrorResponse {
   }
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
   // CONTRACT 9: a webhook that cannot be used is an INVALID_REQUEST, answered 422.
-  const code = error.code === 'INVALID_WEBHOOK' ? 'INVALID_REQUEST' : error.code;
+  // So is a value an operator route cannot use (an unknown tier).
+  const code = error.code === 'INVALID_WEBHOOK' || error.code === 'INVALID_VALUE' ? 'INVALID_REQUEST' : error.code;
   const body: { code: string; message: string; retry_after?: number; details?: unknown } = { code, message: error.message };
   // SPEC 7.1 keeps retry_after in the body for rate limiting alone.
   if (error.code === 'RATE_LIMITED') body.retry_after = error.retryAfterSeconds ?? 1;

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { Container, ContainerModule } from 'inversify';
 import {
   ACCOUNT_REPOSITORY,
+  ADMIN_TOKEN_REPOSITORY,
+  AUDIT_LOG,
+  USAGE_REPOSITORY,
   API_KEY_REPOSITORY,
   APP_VERSION_REPOSITORY,
   ASSET_REPOSITORY,
@@ -82,6 +85,9 @@ const PORT_TOKENS = {
   clock: CLOCK,
   ids: ID_GENERATOR,
   previews: PREVIEW_STORE,
+  adminTokens: ADMIN_TOKEN_REPOSITORY,
+  auditLog: AUDIT_LOG,
+  usage: USAGE_REPOSITORY,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { decodeRunCursor, encodeRunCursor, type AppVersion, type AppVersionPage, type AppVersionRepository, type InputSpec, type Workflow } from '@runload/core';
+import { decodeRunCursor, encodeRunCursor, type AppVersion, type AppVersionPage, type AppVersionRepository, type AuditEntry, type InputSpec, type Workflow } from '@runload/core';
 import { json, toDate, toDateOrNull } from './columns.js';
 import { guarded } from './storage-errors.js';
+import { insertAuditEntry } from './knex-audit-log.js';
 
 function toVersion(row: Record<string, unknown>): AppVersion {
   return {
@@ -18,9 +19,10 @@ function toVersion(row: Record<string, unknown>): AppVersion {
 export class KnexAppVersionRepository implements AppVersionRepository {
   constructor(private readonly db: Knex) {}
 
-  create(v: AppVersion): Promise<void> {
-    return guarded(async () => {
-      await this.db('app_versions').insert({
+  create(v: AppVersion, audit?: AuditEntry): Promise<void> {
+    return guarded(() =>
+      this.db.transaction(async (trx) => {
+      await trx('app_versions').insert({
         id: v.id,
         app_id: v.appId,
         name: v.name,
@@ -29,7 +31,9 @@ export class KnexAppVersionRepository implements AppVersionRepository {
         created_at: v.createdAt.getTime(),
         deleted_at: v.deletedAt?.getTime() ?? null,
       });
-    });
+      if (audit) await insertAuditEntry(trx, audit);
+      }),
+    );
   }
 
   get(id: string): Promise<AppVersion | null> {
@@ -39,25 +43,31 @@ export class KnexAppVersionRepository implements AppVersionRepository {
     });
   }
 
-  markDeleted(id: string, at: Date): Promise<AppVersion | null> {
-    return guarded(async () => {
-      await this.db('app_versions')
-        .where({ id })
-        .where((q) => q.whereNull('deleted_at').orWhere('deleted_at', '>', at.getTime()))
-        .update({ deleted_at: at.getTime() });
-      return this.get(id);
-    });
+  markDeleted(id: string, at: Date, audit?: AuditEntry): Promise<AppVersion | null> {
+    return guarded(() =>
+      this.db.transaction(async (trx) => {
+        const row = await trx('app_versions').where({ id }).first();
+        if (!row) return null;
+        await trx('app_versions')
+          .where({ id })
+          .where((q) => q.whereNull('deleted_at').orWhere('deleted_at', '>', at.getTime()))
+          .update({ deleted_at: at.getTime() });
+        if (audit) await insertAuditEntry(trx, audit);
+        return toVersion(await trx('app_versions').where({ id }).first());
+      }),
+    );
   }
 
   list(): Promise<AppVersion[]> {
     return guarded(async () => (await this.db('app_versions').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toVersion));
   }
 
-  async listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage> {
+  async listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
     // Decoded before the query so that a bad cursor is INVALID_REQUEST, not a storage failure.
     const after = options.after ? decodeRunCursor(options.after) : null;
     return guarded(async () => {
-      const query = this.db('app_versions').whereNull('deleted_at');
+      const query = this.db('app_versions');
+      if (options.includeDeleted !== true) query.whereNull('deleted_at');
       if (after) {
         query.where('created_at', '<=', after.createdAtMs).where((q) => q.where('created_at', '<', after.createdAtMs).orWhere('id', '<', after.id));
       }

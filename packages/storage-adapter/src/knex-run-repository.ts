@@ -4,7 +4,7 @@
  * @module
  */
 import type { Knex } from 'knex';
-import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
+import { decodeRunCursor, encodeRunCursor, type AuditEntry, type RunStatus, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
 import { claimMany, claimNext } from './claim-statements.js';
 import { countStartingBefore, selectRunsWithPositions } from './queue-positions.js';
 import { rawRows } from './columns.js';
@@ -12,9 +12,21 @@ import { dialectOf } from './open-database.js';
 import { fromPatch, fromRun, toRun } from './run-row.js';
 import { ACTIVE_STATUSES, estimateInFlight, insertRuns, selectRuns } from './run-statements.js';
 import { guarded } from './storage-errors.js';
+import { insertAuditEntry } from './knex-audit-log.js';
 import { TickBatch } from './tick-batch.js';
 
 const ACTIVE = [...ACTIVE_STATUSES];
+
+/** One compare-and-set statement; RETURNING gives the row this statement wrote, not a later one. */
+async function updateRun(db: Knex, id: string, patch: RunPatch, guard: RunUpdateGuard): Promise<Run | null> {
+  const query = db('runs').where({ id });
+  if (guard.status) query.whereIn('status', [...guard.status]);
+  if (guard.leaseOwner !== undefined) query.where({ lease_owner: guard.leaseOwner });
+  const changes = fromPatch(patch);
+  const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
+  const row = (rows as Record<string, unknown>[])[0];
+  return row ? toRun(row) : null;
+}
 
 export class KnexRunRepository implements RunRepository {
   private readonly skipLocked: string;
@@ -44,16 +56,33 @@ export class KnexRunRepository implements RunRepository {
     return guarded(() => this.reads.add(id));
   }
 
-  update(id: string, patch: RunPatch, guard: RunUpdateGuard = {}): Promise<Run | null> {
+  update(id: string, patch: RunPatch, guard: RunUpdateGuard = {}, audit?: AuditEntry): Promise<Run | null> {
+    if (audit) {
+      // An operator's change: the run and its audit entry in one transaction.
+      return guarded(() =>
+        this.db.transaction(async (trx) => {
+          const run = await updateRun(trx, id, patch, guard);
+          if (run) await insertAuditEntry(trx, audit);
+          return run;
+        }),
+      );
+    }
+    return guarded(() => updateRun(this.db, id, patch, guard));
+  }
+
+  listAll(options: { limit: number; after?: string | null; accountId?: string; status?: RunStatus }): Promise<RunPage> {
     return guarded(async () => {
-      const query = this.db('runs').where({ id });
-      if (guard.status) query.whereIn('status', [...guard.status]);
-      if (guard.leaseOwner !== undefined) query.where({ lease_owner: guard.leaseOwner });
-      const changes = fromPatch(patch);
-      // One compare-and-set statement; RETURNING gives the row this statement wrote, not a later one.
-      const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
-      const row = (rows as Record<string, unknown>[])[0];
-      return row ? toRun(row) : null;
+      const query = this.db('runs');
+      if (options.accountId !== undefined) query.where({ account_id: options.accountId });
+      if (options.status !== undefined) query.where({ status: options.status });
+      if (options.after) {
+        const c = decodeRunCursor(options.after);
+        query.where('created_at', '<=', c.createdAtMs).where((q) => q.where('created_at', '<', c.createdAtMs).orWhere('id', '<', c.id));
+      }
+      const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1);
+      const runs = rows.slice(0, options.limit).map(toRun);
+      const last = runs[runs.length - 1];
+      return { runs, nextCursor: rows.length > options.limit && last ? encodeRunCursor(last) : null };
     });
   }
 

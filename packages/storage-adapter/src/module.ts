@@ -13,6 +13,9 @@ import {
   BLOB_STORE,
   GPU_LEDGER,
   RUN_REPOSITORY,
+  ADMIN_TOKEN_REPOSITORY,
+  AUDIT_LOG,
+  USAGE_REPOSITORY,
 } from '@runload/core';
 import type { Knex } from 'knex';
 import { KnexAccountRepository } from './knex-account-repository.js';
@@ -22,6 +25,9 @@ import { KnexAssetRepository } from './knex-asset-repository.js';
 import { KnexGpuLedger } from './knex-gpu-ledger.js';
 import { KnexRunRepository } from './knex-run-repository.js';
 import { LocalBlobStore } from './local-blob-store.js';
+import { KnexAdminTokenRepository } from './knex-admin-token-repository.js';
+import { KnexAuditLog } from './knex-audit-log.js';
+import { KnexUsageRepository } from './knex-usage-repository.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type DatabaseConfig } from './open-database.js';
 
@@ -53,6 +59,9 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(ASSET_REPOSITORY, (db) => new KnexAssetRepository(db));
     repository(RUN_REPOSITORY, (db) => new KnexRunRepository(db));
     repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
+    repository(ADMIN_TOKEN_REPOSITORY, (db) => new KnexAdminTokenRepository(db));
+    repository(AUDIT_LOG, (db) => new KnexAuditLog(db));
+    repository(USAGE_REPOSITORY, (db) => new KnexUsageRepository(db));
   });
 }
 

@@ -12,6 +12,9 @@ import {
   describeRunRepositoryContract,
   describeWebhookOutboxContract,
   STORAGE_CONTRACT_PARENTS,
+  describeAdminTokenRepositoryContract,
+  describeAuditLogContract,
+  describeAdminQueriesContract,
 } from '@runload/core/testing';
 import {
   KnexAccountRepository,
@@ -24,6 +27,10 @@ import {
   KnexStreamSlots,
   KnexRunRepository,
   KnexWebhookOutbox,
+  KnexAdminTokenRepository,
+  KnexAuditLog,
+  insertAuditEntry,
+  KnexUsageRepository,
 } from '@runload/storage-adapter';
 import { TEST_DATABASES, useDatabase } from './databases.js';
 
@@ -31,6 +38,7 @@ const T = Date.UTC(2026, 0, 1);
 
 /** Empties every table and creates the rows the contracts point at. */
 async function reset(db: Knex): Promise<Knex> {
+  for (const table of ['admin_tokens', 'audit_log']) await db(table).delete();
   for (const table of ['idempotency_keys', 'webhook_outbox', 'webhook_secrets', 'event_stream_slots']) await db(table).delete();
   for (const table of ['maintenance_leases', 'blob_locks', 'gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
   for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
@@ -66,5 +74,17 @@ for (const [name, open] of TEST_DATABASES) {
       return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };
     });
     describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
+    describeAdminTokenRepositoryContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexAdminTokenRepository(db), audit: new KnexAuditLog(db) };
+    });
+    describeAdminQueriesContract(name, async () => {
+      const db = await fresh();
+      return { accounts: new KnexAccountRepository(db), runs: new KnexRunRepository(db), ledger: new KnexGpuLedger(db), usage: new KnexUsageRepository(db) };
+    });
+    describeAuditLogContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexAuditLog(db), record: (entry) => insertAuditEntry(db, entry) };
+    });
   });
 }

@@ -16,7 +16,11 @@ export interface ApiKey {
   readonly prefix: string;
   /** Hex SHA-256 of the secret part. */
   readonly secretHash: string;
+  /** What the operator called it (the admin API's `name`), or null. */
+  readonly name: string | null;
   readonly createdAt: Date;
+  /** When it last authenticated a request (noted at most once a minute), or null. */
+  readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
 }
 

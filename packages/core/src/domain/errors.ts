@@ -57,7 +57,18 @@ export type CoreErrorCode =
   /** An idempotency key whose first request is still being processed. */
   | 'IDEMPOTENCY_KEY_IN_USE'
   /** Anything else: a bug. */
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // The admin API.
+  /** No admin token was presented on an admin route. */
+  | 'MISSING_ADMIN_TOKEN'
+  /** The admin token is malformed, unknown or revoked (an API key included). */
+  | 'INVALID_ADMIN_TOKEN'
+  /** A valid admin token without the scope the route needs; the message names the scope. */
+  | 'FORBIDDEN'
+  /** No admin token with that id (operator commands). */
+  | 'ADMIN_TOKEN_NOT_FOUND'
+  /** A well-formed request names a value that cannot be used (an unknown tier); answered as 422 INVALID_REQUEST. */
+  | 'INVALID_VALUE';
 
 /** One bad field of a request, as reported in `details`. */
 export interface ErrorDetail {

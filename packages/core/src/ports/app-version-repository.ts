@@ -1,4 +1,5 @@
 import type { AppVersion } from '../domain/app-version.js';
+import type { AuditEntry } from '../domain/audit.js';
 
 export interface AppVersionPage {
   readonly versions: AppVersion[];
@@ -7,20 +8,23 @@ export interface AppVersionPage {
 }
 
 export interface AppVersionRepository {
-  /** Stores a new, immutable app version. */
-  create(version: AppVersion): Promise<void>;
+  /** Stores a new, immutable app version, and its audit entry in the same transaction. */
+  create(version: AppVersion, audit?: AuditEntry): Promise<void>;
   /** The version (deleted or not), or null when it never existed. */
   get(id: string): Promise<AppVersion | null>;
-  /** Marks it deleted at `at` (keeps an earlier time); returns it, or null when not found. Never removes it. */
-  markDeleted(id: string, at: Date): Promise<AppVersion | null>;
+  /**
+   * Marks it deleted at `at` (keeps an earlier time) and writes the audit entry in the same
+   * transaction; returns it, or null (and no entry) when not found. Never removes it.
+   */
+  markDeleted(id: string, at: Date, audit?: AuditEntry): Promise<AppVersion | null>;
   /** Every version, oldest first. */
   list(): Promise<AppVersion[]>;
   /**
-   * Versions not deleted, newest first (ties by id, descending), `limit` at a time after the
+   * Versions not deleted (every version with `includeDeleted`), newest first (ties by id, descending), `limit` at a time after the
    * cursor of the previous page.
    * @throws CoreError INVALID_REQUEST for a cursor this service did not issue
    */
-  listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage>;
+  listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage>;
 }
 
 export const APP_VERSION_REPOSITORY = Symbol.for('runload.core.AppVersionRepository');

@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../domain/audit.js';
 import type { Run, RunStatus } from '../domain/run.js';
 
 /** A run and its place in the queue: null once it left the queue, 0 once a backend holds it. */
@@ -88,11 +89,18 @@ export interface RunRepository {
   get(id: string): Promise<Run | null>;
   /**
    * Applies the patch when the guard holds; returns the run as it now is, or null when the
-   * run does not exist or the guard failed (nothing changed then).
+   * run does not exist or the guard failed (nothing changed then). An audit entry (an operator's
+   * change) is written in the same transaction, and only when the run changed.
    */
-  update(id: string, patch: RunPatch, guard?: RunUpdateGuard): Promise<Run | null>;
+  update(id: string, patch: RunPatch, guard?: RunUpdateGuard, audit?: AuditEntry): Promise<Run | null>;
   /** Removes a run record; true when it existed. Only to undo a creation whose follow-up failed. */
   delete(id: string): Promise<boolean>;
+  /**
+   * Runs of every account (or of `accountId`, or in `status`), newest first (by createdAt, then
+   * id), for the operator's support tools. `after` is a cursor from a previous page.
+   * @throws CoreError INVALID_REQUEST for a cursor this service did not issue
+   */
+  listAll(options: { limit: number; after?: string | null; accountId?: string; status?: RunStatus }): Promise<RunPage>;
   /** The account's runs, newest first (by createdAt, then id). `after` is a cursor from a previous page. */
   listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage>;
   /**

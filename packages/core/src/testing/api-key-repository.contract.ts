@@ -18,7 +18,9 @@ function aKey(overrides: Partial<ApiKey> = {}): ApiKey {
     accountId: STORAGE_CONTRACT_PARENTS.accountIds[0],
     prefix: aPrefix(),
     secretHash: randomBytes(32).toString('hex'),
+    name: null,
     createdAt: new Date(T),
+    lastUsedAt: null,
     revokedAt: null,
     ...overrides,
   };
@@ -81,6 +83,16 @@ export function describeApiKeyRepositoryContract(
       expect(listed.map((k) => k.id)).to.deep.equal([first.id, second.id]);
       expect(listed[0]?.revokedAt?.getTime()).to.equal(3_000);
       expect(await keys.listByAccount(randomUUID())).to.deep.equal([]);
+    });
+
+    it('keeps its name and records its last use, never moving it back', async () => {
+      const key = aKey({ name: 'billing “prod” 🚀' });
+      await keys.create(key);
+      expect(await keys.get(key.id)).to.deep.equal(key);
+      await keys.touch(key.id, new Date(T + 5_000));
+      await keys.touch(key.id, new Date(T + 1_000));
+      expect((await keys.get(key.id))?.lastUsedAt?.getTime()).to.equal(T + 5_000);
+      await keys.touch(randomUUID(), new Date(T));
     });
 
     it('returns null when revoking an unknown key', async () => {

@@ -1,13 +1,18 @@
 import type { AppVersion } from '../domain/app-version.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 import type { AppVersionPage, AppVersionRepository } from '../ports/app-version-repository.js';
+import type { AuditEntry } from '../domain/audit.js';
+import { InMemoryAuditLog } from './in-memory-audit-log.js';
 
 export class InMemoryAppVersionRepository implements AppVersionRepository {
   private readonly rows = new Map<string, AppVersion>();
 
-  async create(version: AppVersion): Promise<void> {
+  constructor(private readonly audit: InMemoryAuditLog = new InMemoryAuditLog()) {}
+
+  async create(version: AppVersion, audit?: AuditEntry): Promise<void> {
     if (this.rows.has(version.id)) throw new Error(`app version ${version.id} already exists`);
     this.rows.set(version.id, structuredClone(version));
+    if (audit) this.audit.append(audit);
   }
 
   async get(id: string): Promise<AppVersion | null> {
@@ -15,11 +20,12 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
     return row ? structuredClone(row) : null;
   }
 
-  async markDeleted(id: string, at: Date): Promise<AppVersion | null> {
+  async markDeleted(id: string, at: Date, audit?: AuditEntry): Promise<AppVersion | null> {
     const current = this.rows.get(id);
     if (!current) return null;
     const next: AppVersion = { ...current, deletedAt: earliest(current.deletedAt, at) };
     this.rows.set(id, next);
+    if (audit) this.audit.append(audit);
     return structuredClone(next);
   }
 
@@ -29,10 +35,10 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
       .map((v) => structuredClone(v));
   }
 
-  async listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage> {
+  async listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
     const after = options.after ? decodeRunCursor(options.after) : null;
     const live = [...this.rows.values()]
-      .filter((v) => v.deletedAt === null)
+      .filter((v) => options.includeDeleted === true || v.deletedAt === null)
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .filter((v) => !after || v.createdAt.getTime() < after.createdAtMs || (v.createdAt.getTime() === after.createdAtMs && v.id < after.id));
     const versions = live.slice(0, options.limit).map((v) => structuredClone(v));

@@ -7,6 +7,11 @@ export class InMemoryGpuLedger implements GpuLedger {
     if (!this.charges.has(charge.runId)) this.charges.set(charge.runId, structuredClone(charge));
   }
 
+  /** Every charge recorded (in-memory usage reads them). */
+  all(): GpuCharge[] {
+    return [...this.charges.values()].map((c) => structuredClone(c));
+  }
+
   async usedSeconds(accountId: string, from: Date, to: Date): Promise<number> {
     let total = 0;
     for (const c of this.charges.values()) {

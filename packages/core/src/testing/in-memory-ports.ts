@@ -29,6 +29,9 @@ import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
 import { InMemoryPreviewStore } from '../in-process/in-memory-preview-store.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
+import { InMemoryAuditLog } from './in-memory-audit-log.js';
+import { InMemoryAdminTokenRepository } from './in-memory-admin-token-repository.js';
+import { InMemoryUsageRepository } from './in-memory-usage-repository.js';
 
 export interface InMemoryPortsOptions {
   readonly clock?: Clock;
@@ -47,21 +50,25 @@ export type InMemoryPorts = RunloadPorts & {
   readonly gpuLedger: InMemoryGpuLedger;
   readonly limiter: InMemoryRateLimiter;
   readonly webhookOutbox: InMemoryWebhookOutbox;
+  readonly auditLog: InMemoryAuditLog;
 };
 
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
-  const runs = new InMemoryRunRepository();
+  const auditLog = new InMemoryAuditLog();
+  const runs = new InMemoryRunRepository(auditLog);
+  const accounts = new InMemoryAccountRepository(auditLog);
+  const gpuLedger = new InMemoryGpuLedger();
   return {
-    accounts: new InMemoryAccountRepository(),
-    apiKeys: new InMemoryApiKeyRepository(),
-    appVersions: new InMemoryAppVersionRepository(),
+    accounts,
+    apiKeys: new InMemoryApiKeyRepository(auditLog),
+    appVersions: new InMemoryAppVersionRepository(auditLog),
     assets: new InMemoryAssetRepository(runs),
     runs,
     blobs: new InMemoryBlobStore(),
     mediaTypes: new MagicBytesDetector(),
     limiter: new InMemoryRateLimiter(clock),
-    gpuLedger: new InMemoryGpuLedger(),
+    gpuLedger,
     executor: options.executor ?? new InMemoryExecutor(),
     nodeCatalog: options.nodeCatalog ?? new StaticNodeCatalog(),
     workSignal: new InMemoryWorkSignal(),
@@ -73,5 +80,8 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
     streamSlots: new InMemoryStreamSlots(),
     previews: new InMemoryPreviewStore(clock),
+    adminTokens: new InMemoryAdminTokenRepository(auditLog),
+    auditLog,
+    usage: new InMemoryUsageRepository(accounts, runs, gpuLedger),
   };
 }

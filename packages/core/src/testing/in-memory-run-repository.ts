@@ -2,6 +2,9 @@ import { isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js'
 import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
 import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
+import type { AuditEntry } from '../domain/audit.js';
+import type { RunStatus } from '../domain/run.js';
+import { InMemoryAuditLog } from './in-memory-audit-log.js';
 
 /** Newest first: createdAt descending, then id descending. */
 function newestFirst(a: Run, b: Run): number {
@@ -21,6 +24,8 @@ export class InMemoryRunRepository implements RunRepository {
   // Integrations: the in-memory outbox records events in the same step as the change (as the SQL triggers do).
   private readonly changeListeners = new Set<(before: Run, after: Run) => void>();
 
+  constructor(private readonly audit: InMemoryAuditLog = new InMemoryAuditLog()) {}
+
   /** Calls `listener` synchronously inside every update that changes a run's status. */
   onStatusChange(listener: (before: Run, after: Run) => void): void {
     this.changeListeners.add(listener);
@@ -36,7 +41,7 @@ export class InMemoryRunRepository implements RunRepository {
     return row ? structuredClone(row) : null;
   }
 
-  async update(id: string, patch: RunPatch, guard: RunUpdateGuard = {}): Promise<Run | null> {
+  async update(id: string, patch: RunPatch, guard: RunUpdateGuard = {}, audit?: AuditEntry): Promise<Run | null> {
     const current = this.rows.get(id);
     if (!current) return null;
     if (guard.status && !guard.status.includes(current.status)) return null;
@@ -44,6 +49,7 @@ export class InMemoryRunRepository implements RunRepository {
     const next: Run = { ...current, ...structuredClone(patch) };
     this.rows.set(id, next);
     if (next.status !== current.status) for (const l of this.changeListeners) l(current, next);
+    if (audit) this.audit.append(audit);
     return structuredClone(next);
   }
 
@@ -54,6 +60,17 @@ export class InMemoryRunRepository implements RunRepository {
   /** Every run as it is now (the in-memory asset repository reads the inputs of runs in flight). */
   snapshot(): readonly Run[] {
     return [...this.rows.values()].map((r) => structuredClone(r));
+  }
+
+  async listAll(options: { limit: number; after?: string | null; accountId?: string; status?: RunStatus }): Promise<RunPage> {
+    const after = options.after ? decodeRunCursor(options.after) : null;
+    const found = [...this.rows.values()]
+      .filter((r) => (options.accountId === undefined || r.accountId === options.accountId) && (options.status === undefined || r.status === options.status))
+      .filter((r) => !after || r.createdAt.getTime() < after.createdAtMs || (r.createdAt.getTime() === after.createdAtMs && r.id < after.id))
+      .sort(newestFirst);
+    const page = found.slice(0, options.limit);
+    const last = page[page.length - 1];
+    return { runs: page.map((r) => structuredClone(r)), nextCursor: found.length > options.limit && last ? encodeRunCursor(last) : null };
   }
 
   async listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage> {

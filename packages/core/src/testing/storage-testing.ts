@@ -22,3 +22,8 @@ export { describeIdempotencyStoreContract } from './idempotency-store.contract.j
 export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
 export * from './in-memory-stream-slots.js';
 export { describeStreamSlotsContract } from './stream-slots.contract.js';
+export * from './in-memory-audit-log.js';
+export * from './in-memory-admin-token-repository.js';
+export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';
+export * from './in-memory-usage-repository.js';
+export { describeAdminQueriesContract } from './admin-queries.contract.js';

@@ -28,7 +28,7 @@ export class Authenticate {
     private readonly accounts: AccountRepository,
     private readonly limiter: RateLimiter,
     private readonly limits: LimitsConfig,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.cache = new RecentCache(clock, AUTH_CACHE_MS, AUTH_CACHE_SIZE);
   }
@@ -57,6 +57,9 @@ export class Authenticate {
     if (!parsed || !key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) return { kind: 'invalid' };
     const account = await this.accounts.get(key.accountId);
     if (!account) return { kind: 'invalid' };
+    const now = this.clock.now();
+    // Noted at most once a minute, so a busy key does not write on every request.
+    if (key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() >= 60_000) await this.keys.touch(key.id, now);
     if (account.status === 'suspended') return { kind: 'suspended' };
     return { kind: 'ok', principal: { account, keyId: key.id } };
   }

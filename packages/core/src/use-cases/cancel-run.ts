@@ -1,10 +1,14 @@
 /**
- * Cancel (CONTRACT 3, 4): a queued run becomes `canceled` at once; a running one becomes
- * `canceling` and the dispatcher interrupts it on its backend; a finished run is returned unchanged.
+ * Cancel: a queued run becomes `canceled` at once; a running one becomes `canceling` and the
+ * dispatcher interrupts it on its backend; a finished run is returned unchanged. Its owner
+ * cancels through the API; the operator may cancel any run, and that is audited.
  * @module
  */
+import { auditEntry, type AuditEntry, type ChangeAuthor } from '../domain/audit.js';
+import { CoreError } from '../domain/errors.js';
 import type { Run } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
+import type { IdGenerator } from '../ports/id-generator.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
 import { requireOwnRun } from './get-run.js';
@@ -15,34 +19,51 @@ export class CancelRun {
     private readonly runs: RunRepository,
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
+    private readonly ids: IdGenerator,
   ) {}
 
   /** @throws CoreError RUN_NOT_FOUND */
-  async execute(principal: Principal, runId: string): Promise<Run> {
+  execute(principal: Principal, runId: string): Promise<Run> {
+    return this.cancel(() => requireOwnRun(this.runs, principal, runId), null);
+  }
+
+  /** Any account's run, with an audit entry `run.cancel` when it changed. @throws CoreError RUN_NOT_FOUND */
+  asOperator(runId: string, author: ChangeAuthor): Promise<Run> {
+    const load = async () => {
+      const run = await this.runs.get(runId);
+      if (!run) throw new CoreError('RUN_NOT_FOUND', `Run ${runId} not found`);
+      return run;
+    };
+    return this.cancel(load, author);
+  }
+
+  private async cancel(load: () => Promise<Run>, author: ChangeAuthor | null): Promise<Run> {
     // Retry on a lost compare-and-set: the run moved under us (e.g. it just started).
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const run = await requireOwnRun(this.runs, principal, runId);
-      const changed = await this.transition(run);
+      const run = await load();
+      const audit = author ? auditEntry(author, 'run.cancel', run.id, this.clock.now(), this.ids.uuid()) : undefined;
+      const changed = await this.transition(run, audit);
       if (changed === 'unchanged') return run;
       if (changed) {
         this.signal.notify(WORK_REASONS.cancelAsked);
         return changed;
       }
     }
-    return requireOwnRun(this.runs, principal, runId);
+    return load();
   }
 
-  private async transition(run: Run): Promise<Run | null | 'unchanged'> {
+  private async transition(run: Run, audit: AuditEntry | undefined): Promise<Run | null | 'unchanged'> {
     if (run.status === 'queued' && run.backendId === null) {
       return this.runs.update(
         run.id,
         { status: 'canceled', finishedAt: this.clock.now(), cancelRequested: true, leaseOwner: null, leaseExpiresAt: null },
         { status: ['queued'] },
+        audit,
       );
     }
     if (run.status === 'queued' || run.status === 'running') {
       // Dispatched: the backend holds it; the dispatcher removes or interrupts it there.
-      return this.runs.update(run.id, { status: 'canceling', cancelRequested: true }, { status: [run.status] });
+      return this.runs.update(run.id, { status: 'canceling', cancelRequested: true }, { status: [run.status] }, audit);
     }
     return 'unchanged';
   }

@@ -8,6 +8,7 @@
 import type { AppVersion } from '../domain/app-version.js';
 import type { AppVersionPage, AppVersionRepository } from '../ports/app-version-repository.js';
 import type { Clock } from '../ports/clock.js';
+import type { AuditEntry } from '../domain/audit.js';
 import { AUTH_CACHE_MS } from './authenticate.js';
 import { RecentCache } from './recent-cache.js';
 
@@ -21,9 +22,9 @@ export class RecentAppVersions implements AppVersionRepository {
     this.cache = new RecentCache(clock, AUTH_CACHE_MS);
   }
 
-  create(version: AppVersion): Promise<void> {
+  create(version: AppVersion, audit?: AuditEntry): Promise<void> {
     this.cache.delete(version.id);
-    return this.versions.create(version);
+    return this.versions.create(version, audit);
   }
 
   /** A version not found is not kept: it may be published a moment later. */
@@ -31,8 +32,8 @@ export class RecentAppVersions implements AppVersionRepository {
     return this.cache.get(id, () => this.versions.get(id), (v) => v !== null);
   }
 
-  async markDeleted(id: string, at: Date): Promise<AppVersion | null> {
-    const result = await this.versions.markDeleted(id, at);
+  async markDeleted(id: string, at: Date, audit?: AuditEntry): Promise<AppVersion | null> {
+    const result = await this.versions.markDeleted(id, at, audit);
     this.cache.delete(id);
     return result;
   }
@@ -42,7 +43,7 @@ export class RecentAppVersions implements AppVersionRepository {
   }
 
   /** Not cached: a listing is rare, and must show a new version at once. */
-  listLive(options: { limit: number; after?: string | null }): Promise<AppVersionPage> {
+  listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
     return this.versions.listLive(options);
   }
 }

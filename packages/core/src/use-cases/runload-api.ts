@@ -46,6 +46,14 @@ import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
+import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
+import type { AuditLog } from '../ports/audit-log.js';
+import { AuthenticateAdmin } from './authenticate-admin.js';
+import { ManageAdminTokens } from './admin/manage-admin-tokens.js';
+import type { UsageRepository } from '../ports/usage-repository.js';
+import { SupportRuns } from './admin/support-runs.js';
+import { MonthlyUsage } from './admin/monthly-usage.js';
+import { AuditTrail } from './admin/audit-trail.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -71,6 +79,10 @@ export interface RunloadPorts {
   readonly streamSlots: StreamSlots;
   // Live previews.
   readonly previews: PreviewStore;
+  // The admin API.
+  readonly adminTokens: AdminTokenRepository;
+  readonly auditLog: AuditLog;
+  readonly usage: UsageRepository;
 }
 
 export interface RunloadApi {
@@ -96,6 +108,12 @@ export interface RunloadApi {
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
   readonly runPreviews: RunPreviews;
+  // The admin API.
+  readonly authenticateAdmin: AuthenticateAdmin;
+  readonly adminTokens: ManageAdminTokens;
+  readonly supportRuns: SupportRuns;
+  readonly usage: MonthlyUsage;
+  readonly audit: AuditTrail;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -104,6 +122,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
   const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits);
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
+  const cancelRun = new CancelRun(p.runs, p.workSignal, p.clock, p.ids);
   return {
     limits,
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
@@ -112,7 +131,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention),
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
-    cancelRun: new CancelRun(p.runs, p.workSignal, p.clock),
+    cancelRun,
     uploadAsset: new UploadAsset(p.blobs, p.mediaTypes, p.assets, p.clock, p.ids, limits.retention),
     getAsset,
     listAssets: new ListAssets(p.assets, p.clock),
@@ -120,12 +139,17 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     describeAppVersion: new DescribeAppVersion(appVersions),
     listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
-    accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
+    accounts: new ManageAccounts(p.accounts, p.clock, p.ids, limits, p.usage, runAdmission),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
     runPreviews: new RunPreviews(p.runs, p.previews),
+    authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
+    adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
+    supportRuns: new SupportRuns(p.runs, cancelRun),
+    usage: new MonthlyUsage(p.usage),
+    audit: new AuditTrail(p.auditLog),
   };
 }

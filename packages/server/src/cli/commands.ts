@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CoreError, type RunloadApi } from '@runload/core';
+import { CLI_AUTHOR, CoreError, type AdminToken, type RunloadApi } from '@runload/core';
 import { presentAccount, presentAppVersion } from './present.js';
 
 export interface CommandResult {
@@ -111,9 +111,41 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
       const apps = (await api.apps.list()).map(presentAppVersion);
       return { json: { apps }, text: apps.map((a) => `${a.app_version_id} ${a.name}${a.deleted ? ' (deleted)' : ''}`).join('\n') };
     }
+    // Admin tokens for the admin API.
+    case 'admin-tokens create': {
+      const scopes = flag(flags, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+      const issued = await api.adminTokens.create(flag(flags, 'name'), scopes, CLI_AUTHOR);
+      return {
+        json: { token_id: issued.token.id, token: issued.secret, name: issued.token.name, scopes: issued.token.scopes },
+        text: `admin token ${issued.token.id} "${issued.token.name}" scopes=${issued.token.scopes.join(',')}\n${issued.secret}\n(shown once: store it now)`,
+      };
+    }
+    case 'admin-tokens list': {
+      const tokens = (await api.adminTokens.list()).map(presentAdminToken);
+      return {
+        json: { tokens },
+        text: tokens.map((t) => `${t.token_id} rladm_${t.prefix}_… ${t.name} scopes=${t.scopes.join(',')}${t.revoked_at ? ` revoked ${t.revoked_at}` : ''}`).join('\n'),
+      };
+    }
+    case 'admin-tokens revoke': {
+      const token = await api.adminTokens.revoke(arg(rest, 0, 'TOKEN_ID'), CLI_AUTHOR);
+      return { json: { token_id: token.id, revoked: true }, text: `admin token ${token.id} revoked` };
+    }
     default:
       throw new UsageError(`unknown command "${words.join(' ')}"`);
   }
+}
+
+function presentAdminToken(t: AdminToken) {
+  return {
+    token_id: t.id,
+    name: t.name,
+    scopes: [...t.scopes],
+    prefix: t.prefix,
+    created_at: t.createdAt.toISOString(),
+    last_used_at: t.lastUsedAt?.toISOString() ?? null,
+    revoked_at: t.revokedAt?.toISOString() ?? null,
+  };
 }
 
 export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec runload … or pnpm cli …)
@@ -129,5 +161,9 @@ export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec
   apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY]
   apps delete APP_VERSION_ID
   apps list
+  admin-tokens create --name NAME --scopes S[,S]   prints the admin token (shown once); scopes:
+                                                accounts, apps, backends, backends:register, usage, read, *
+  admin-tokens list                             ids, names, scopes, prefixes, last use (never secrets)
+  admin-tokens revoke TOKEN_ID
 
 Configuration comes from RUNLOAD_* environment variables (see README).`;

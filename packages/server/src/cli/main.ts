@@ -25,6 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
       app: { type: 'string' },
       expose: { type: 'string' },
       rotate: { type: 'boolean' },
+      scopes: { type: 'string' },
     },
   });
   const json = values.json === true;
@@ -69,7 +70,8 @@ function report(error: unknown, json: boolean): number {
   const expected = CoreError.is(error) || error instanceof ConfigError;
   const message = error instanceof Error ? error.message : String(error);
   const own = (error as { code?: unknown }).code;
-  const code = error instanceof ConfigError ? 'CONFIG_ERROR' : typeof own === 'string' ? own : 'UNEXPECTED_ERROR';
+  // A value the command cannot use (an unknown tier) is the INVALID_REQUEST the admin API answers too.
+  const code = error instanceof ConfigError ? 'CONFIG_ERROR' : own === 'INVALID_VALUE' ? 'INVALID_REQUEST' : typeof own === 'string' ? own : 'UNEXPECTED_ERROR';
   const stack = !expected && process.env['RUNLOAD_LOG_LEVEL'] === 'debug' && error instanceof Error ? `\n${error.stack}` : '';
   process.stderr.write(json ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}${stack}\n`);
   return 1;

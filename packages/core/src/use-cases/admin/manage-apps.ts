@@ -7,6 +7,9 @@ import type { AppVersionRepository } from '../../ports/app-version-repository.js
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/id-generator.js';
 import type { NodeCatalog } from '../../ports/node-catalog.js';
+import type { AppVersionPage } from '../../ports/app-version-repository.js';
+import { auditEntry, CLI_AUTHOR, type ChangeAuthor } from '../../domain/audit.js';
+import { pageSize } from './page-limit.js';
 
 export interface PublishCommand {
   readonly name: string;
@@ -27,7 +30,7 @@ export class ManageApps {
   ) {}
 
   /** @throws CoreError INVALID_WORKFLOW, INVALID_REQUEST */
-  async publish(command: PublishCommand): Promise<AppVersion> {
+  async publish(command: PublishCommand, author: ChangeAuthor = CLI_AUTHOR): Promise<AppVersion> {
     if (command.name.trim().length === 0) throw new CoreError('INVALID_REQUEST', 'An app needs a non-empty --name');
     if (command.appId !== undefined && !isUuid(command.appId)) throw new CoreError('INVALID_REQUEST', `--app must be an app id (a UUID), got "${command.appId}"`);
     const workflow = parseWorkflow(command.workflow);
@@ -44,19 +47,25 @@ export class ManageApps {
       createdAt: this.clock.now(),
       deletedAt: null,
     };
-    await this.versions.create(version);
+    await this.versions.create(version, auditEntry(author, 'app.publish', version.id, version.createdAt, this.ids.uuid()));
     return version;
   }
 
   /** Marks the version deleted (never removed). @throws CoreError APP_VERSION_NOT_FOUND */
-  async delete(appVersionId: string): Promise<AppVersion> {
-    const version = await this.versions.markDeleted(appVersionId, this.clock.now());
+  async delete(appVersionId: string, author: ChangeAuthor = CLI_AUTHOR): Promise<AppVersion> {
+    const now = this.clock.now();
+    const version = isUuid(appVersionId) ? await this.versions.markDeleted(appVersionId, now, auditEntry(author, 'app.delete', appVersionId, now, this.ids.uuid())) : null;
     if (!version) throw new CoreError('APP_VERSION_NOT_FOUND', `App version ${appVersionId} not found`);
     return version;
   }
 
   list(): Promise<AppVersion[]> {
     return this.versions.list();
+  }
+
+  /** A page of versions, newest first, deleted ones too with `includeDeleted`. @throws CoreError INVALID_REQUEST */
+  listPage(options: { limit?: number; cursor?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
+    return this.versions.listLive({ limit: pageSize(options.limit), after: options.cursor ?? null, includeDeleted: options.includeDeleted === true });
   }
 }
 
