@@ -16,7 +16,8 @@ export function App() {
   const [session, setSession] = useState<Session | null>(storedSession);
   const signIn = (next: Session) => {
     storeSession(next);
-    location.hash = next.kind === 'operator' ? '/pool' : '/apps';
+    // A link to a page (a run, say) opened before signing in lands there; otherwise the first section.
+    if (location.hash.length <= 2) location.hash = next.kind === 'operator' ? '/pool' : '/apps';
     setSession(next);
   };
   const signOut = () => {

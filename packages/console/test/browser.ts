@@ -64,9 +64,9 @@ export async function openWatchedPage(browser: Browser, origin: string, viewport
   };
 }
 
-/** Opens the console and signs in with the secret, pressing Enter as a keyboard user would. */
-export async function signIn(page: Page, origin: string, secret: string): Promise<void> {
-  await page.goto(`${origin}/console`, { waitUntil: 'load' });
+/** Opens the console (at `fragment`, a page of it) and signs in with the secret, pressing Enter as a keyboard user would. */
+export async function signIn(page: Page, origin: string, secret: string, fragment = ''): Promise<void> {
+  await page.goto(`${origin}/console${fragment}`, { waitUntil: 'load' });
   await page.getByLabel('API key or admin token').fill(secret);
   await page.getByLabel('API key or admin token').press('Enter');
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
