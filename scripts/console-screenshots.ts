@@ -8,13 +8,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunloadClient } from '@runload/client';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../packages/console/test/browser.js';
 import { EXAMPLE_PHOTO, startConsoleWorld } from '../packages/console/test/console-world.js';
 
 const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'];
 
 const world = await startConsoleWorld();
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS, headless: true });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
 try {
   const client = new RunloadClient({ baseUrl: world.origin, apiKey: world.apiKey });
   // A few runs of history, so the usage chart has something to show.

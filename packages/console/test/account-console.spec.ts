@@ -1,39 +1,19 @@
 /** The account's console in headless Chromium, against a real server and the fake ComfyUI. */
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { RunloadClient } from '@runload/client';
 import { waitFor } from '@runload/core/testing';
-import { launchChromium, naturalWidth, openWatchedPage, pageWidth, signIn, storedByPage, type WatchedPage } from './browser.js';
-import { EXAMPLE_PHOTO, startConsoleWorld, type ConsoleWorld } from './console-world.js';
+import { naturalWidth, openWatchedPage, pageWidth, signIn, storedByPage } from './browser.js';
+import { consoleSuite, EXAMPLE_PHOTO } from './console-world.js';
 
 describe('the account console in headless Chromium', function () {
   this.timeout(90_000);
-  let world: ConsoleWorld;
-  let browser: Browser;
-  let watched: WatchedPage;
-
-  before(async function () {
-    browser = await launchChromium(this);
-    world = await startConsoleWorld();
-  });
-  after(async () => {
-    await browser?.close();
-    await world?.close();
-  });
-  beforeEach(async () => {
-    watched = await openWatchedPage(browser, world.origin);
-  });
-  afterEach(async function () {
-    // A failed test keeps its own message; a passing one must also have stayed on runload's origin without errors.
-    if (this.currentTest?.state === 'passed') await watched.assertClean();
-    await watched.close();
-  });
+  const suite = consoleSuite();
 
   it('signs in with the key kept in sessionStorage only, lists the apps, and signs out', async () => {
-    const { page } = watched;
-    await signIn(page, world.origin, world.apiKey);
+    const { page } = suite.watched;
+    await signIn(page, suite.world.origin, suite.world.apiKey);
     await page.getByRole('link', { name: 'Blur and invert' }).waitFor();
-    expect(await storedByPage(page)).to.deep.equal({ session: [world.apiKey], local: [], cookies: '' });
+    expect(await storedByPage(page)).to.deep.equal({ session: [suite.world.apiKey], local: [], cookies: '' });
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key or admin token').waitFor();
@@ -41,9 +21,9 @@ describe('the account console in headless Chromium', function () {
   });
 
   it('says so when the key is refused, and opens nothing', async () => {
-    const { page } = watched;
-    watched.expectRefused(/\/api\/v1\/account$/);
-    await page.goto(`${world.origin}/console`, { waitUntil: 'load' });
+    const { page } = suite.watched;
+    suite.watched.expectRefused(/\/api\/v1\/account$/);
+    await page.goto(`${suite.world.origin}/console`, { waitUntil: 'load' });
     await page.getByLabel('API key or admin token').fill('rl_nope_nope');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Invalid API key' }).waitFor();
@@ -51,8 +31,8 @@ describe('the account console in headless Chromium', function () {
   });
 
   it('builds the form from the typed inputs, uploads an image at once, runs it and draws the output', async () => {
-    const { page } = watched;
-    await signIn(page, world.origin, world.apiKey);
+    const { page } = suite.watched;
+    await signIn(page, suite.world.origin, suite.world.apiKey);
     await page.getByRole('link', { name: 'Blur and invert' }).click();
     expect(await page.getByLabel('2:blur_radius').getAttribute('type')).to.equal('number');
     expect(await page.getByLabel('2:blur_radius').inputValue()).to.equal('4');
@@ -72,16 +52,16 @@ describe('the account console in headless Chromium', function () {
 
     // The run used the uploaded asset and the edited number.
     const runId = new URL(page.url()).hash.replace('#/runs/', '');
-    const run = await new RunloadClient({ baseUrl: world.origin, apiKey: world.apiKey }).getRun(runId);
+    const run = await new RunloadClient({ baseUrl: suite.world.origin, apiKey: suite.world.apiKey }).getRun(runId);
     expect(run.inputs['2:blur_radius']).to.equal(6);
     expect(run.inputs['1:image']).to.match(/^[0-9a-f-]{36}$/);
   });
 
   it('cancels a run while it is queued or running', async () => {
-    const { page } = watched;
-    world.fake.pause();
+    const { page } = suite.watched;
+    suite.world.fake.pause();
     try {
-      await signIn(page, world.origin, world.apiKey);
+      await signIn(page, suite.world.origin, suite.world.apiKey);
       await page.getByRole('link', { name: 'Text to image' }).click();
       await page.getByRole('button', { name: 'Run' }).click();
       await page.getByTestId('run-status').filter({ hasText: /queued|running/ }).waitFor();
@@ -89,16 +69,16 @@ describe('the account console in headless Chromium', function () {
       await page.getByTestId('run-status').filter({ hasText: /^canceled$/ }).waitFor({ timeout: 30_000 });
       expect(await page.getByRole('button', { name: 'Cancel' }).count()).to.equal(0);
     } finally {
-      world.fake.resume();
+      suite.world.fake.resume();
     }
   });
 
   it('shows the latest preview while a slow run runs, and its output once it is done', async () => {
-    const { page } = watched;
-    world.fake.setExecutionMs(4000);
-    world.fake.setPreviews({ steps: 12 });
+    const { page } = suite.watched;
+    suite.world.fake.setExecutionMs(4000);
+    suite.world.fake.setPreviews({ steps: 12 });
     try {
-      await signIn(page, world.origin, world.apiKey);
+      await signIn(page, suite.world.origin, suite.world.apiKey);
       await page.getByRole('link', { name: 'Text to image' }).click();
       await page.getByRole('button', { name: 'Run' }).click();
       await page.getByTestId('run-status').filter({ hasText: /^running$/ }).waitFor({ timeout: 30_000 });
@@ -112,23 +92,23 @@ describe('the account console in headless Chromium', function () {
       expect(await preview.count(), 'no preview once it has ended').to.equal(0);
       await waitFor(async () => (await naturalWidth(page.locator('figure.output img'))) > 0, 'the output drawn', { timeoutMs: 10_000 });
     } finally {
-      world.fake.setExecutionMs(300);
-      world.fake.setPreviews({ steps: 4 });
+      suite.world.fake.setExecutionMs(300);
+      suite.world.fake.setPreviews({ steps: 4 });
     }
   });
 
   it('pages through the runs, newest first, with their thumbnails', async () => {
-    const client = new RunloadClient({ baseUrl: world.origin, apiKey: world.apiKey });
+    const client = new RunloadClient({ baseUrl: suite.world.origin, apiKey: suite.world.apiKey });
     const created: string[] = [];
-    for (let i = 0; i < 12; i += 1) created.push((await client.createRun(world.blurApp, { inputs: { '2:blur_radius': i + 1 } })).run_id);
+    for (let i = 0; i < 12; i += 1) created.push((await client.createRun(suite.world.blurApp, { inputs: { '2:blur_radius': i + 1 } })).run_id);
     // One event stream per run, one after the other: polling would spend the account's request budget the page needs.
     for (const id of created) await client.waitForRun(id);
     // Newest first, as the API orders them (runs created within one millisecond keep its order too).
     const listed = (await client.listRuns({ limit: 100 })).runs.map((run) => `#/runs/${run.run_id}`);
     const total = listed.length;
 
-    const { page } = watched;
-    await signIn(page, world.origin, world.apiKey);
+    const { page } = suite.watched;
+    await signIn(page, suite.world.origin, suite.world.apiKey);
     await page.getByRole('link', { name: 'Runs' }).click();
     const rows = page.locator('ul.runs > li');
     await rows.first().waitFor();
@@ -149,8 +129,8 @@ describe('the account console in headless Chromium', function () {
   });
 
   it('shows the tier, the limits and the GPU quota used as a bar', async () => {
-    const { page } = watched;
-    await signIn(page, world.origin, world.apiKey);
+    const { page } = suite.watched;
+    await signIn(page, suite.world.origin, suite.world.apiKey);
     await page.getByRole('link', { name: 'Account' }).click();
     const bar = page.getByRole('progressbar', { name: 'GPU seconds used' });
     await bar.waitFor();
@@ -161,10 +141,10 @@ describe('the account console in headless Chromium', function () {
   });
 
   it('fits a 390 px wide screen on every page', async () => {
-    await watched.close();
-    watched = await openWatchedPage(browser, world.origin, { width: 390, height: 844 });
-    const { page } = watched;
-    await signIn(page, world.origin, world.apiKey);
+    await suite.watched.close();
+    suite.watched = await openWatchedPage(suite.browser, suite.world.origin, { width: 390, height: 844 });
+    const { page } = suite.watched;
+    await signIn(page, suite.world.origin, suite.world.apiKey);
     for (const [link, heading] of [
       ['Apps', 'Apps'],
       ['Runs', 'Runs'],

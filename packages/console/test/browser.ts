@@ -1,12 +1,14 @@
 /**
- * Headless Chromium for the console's tests, and a page that records what would make a test
- * dishonest to pass: a request to another origin, an error the page logged, an uncaught exception.
+ * Headless Chromium for the browser tests (the console's and the docs page's), and a page that
+ * records what would make a test dishonest to pass: a request to another origin, an error the
+ * page logged, an uncaught exception.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
+/** Debian's Chromium, which `.ci/run` installs. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -25,7 +27,7 @@ export async function launchChromium(context: Mocha.Context): Promise<Browser> {
     if (process.env['CI'] === 'true') throw new Error(`CI=true but ${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
     context.skip();
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
 }
 
 export interface WatchedPage {

@@ -8,8 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { loadConfig, openRuntime, type Runtime } from '@runload/server';
+import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXAMPLES = path.resolve(PACKAGE, '../../examples');
@@ -62,3 +64,32 @@ export async function startConsoleWorld(options: { executionMs?: number; env?: R
 }
 
 export const EXAMPLE_PHOTO = path.join(EXAMPLES, 'photo.png');
+
+/** What a browser suite shares: one world and one Chromium, and a fresh watched page per test. */
+export interface ConsoleSuite {
+  world: ConsoleWorld;
+  browser: Browser;
+  watched: WatchedPage;
+}
+
+/** Registers a suite's hooks; each passing test must also have stayed on runload's origin without errors. */
+export function consoleSuite(): ConsoleSuite {
+  const suite = {} as ConsoleSuite;
+  before(async function () {
+    suite.browser = await launchChromium(this);
+    suite.world = await startConsoleWorld();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.world?.close();
+  });
+  beforeEach(async () => {
+    suite.watched = await openWatchedPage(suite.browser, suite.world.origin);
+  });
+  afterEach(async function () {
+    // A failed test keeps its own message.
+    if (this.currentTest?.state === 'passed') await suite.watched.assertClean();
+    await suite.watched.close();
+  });
+  return suite;
+}

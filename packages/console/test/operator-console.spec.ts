@@ -1,44 +1,28 @@
 /** The operator's console in headless Chromium, with an admin token, against a real server and the fake ComfyUI. */
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { RunloadClient, RunloadError } from '@runload/client';
 import { waitFor } from '@runload/core/testing';
-import { launchChromium, openWatchedPage, pageWidth, signIn, storedByPage, type WatchedPage } from './browser.js';
-import { startConsoleWorld, type ConsoleWorld } from './console-world.js';
+import { openWatchedPage, pageWidth, signIn, storedByPage } from './browser.js';
+import { consoleSuite } from './console-world.js';
 
 describe('the operator console in headless Chromium', function () {
   this.timeout(90_000);
-  let world: ConsoleWorld;
-  let browser: Browser;
-  let watched: WatchedPage;
+  const suite = consoleSuite();
   let adminToken: string;
 
-  before(async function () {
-    browser = await launchChromium(this);
-    world = await startConsoleWorld();
-    adminToken = (await world.runtime.api.adminTokens.create('console test', ['*'])).secret;
-  });
-  after(async () => {
-    await browser?.close();
-    await world?.close();
-  });
-  beforeEach(async () => {
-    watched = await openWatchedPage(browser, world.origin);
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'passed') await watched.assertClean();
-    await watched.close();
+  before(async () => {
+    adminToken = (await suite.world.runtime.api.adminTokens.create('console test', ['*'])).secret;
   });
 
   /** Opens a section of the operator's console directly, signing in on the way. */
   const openSection = async (section: string) => {
-    await signIn(watched.page, world.origin, adminToken, `#/${section.toLowerCase()}`);
-    await watched.page.getByRole('heading', { name: section, level: 1 }).waitFor();
+    await signIn(suite.watched.page, suite.world.origin, adminToken, `#/${section.toLowerCase()}`);
+    await suite.watched.page.getByRole('heading', { name: section, level: 1 }).waitFor();
   };
 
   it('creates an account, issues a key shown once, changes its tier, suspends it and revokes the key', async () => {
-    const { page } = watched;
+    const { page } = suite.watched;
     await openSection('Accounts');
     await page.getByLabel('Account name').fill('Grace');
     await page.getByLabel('Tier of the new account').selectOption('max');
@@ -48,7 +32,7 @@ describe('the operator console in headless Chromium', function () {
     await panel.getByRole('button', { name: 'Issue key' }).click();
     const key = (await panel.getByRole('status').or(panel.locator('output')).first().textContent()) ?? '';
     expect(key).to.match(/^rl_/);
-    const asGrace = new RunloadClient({ baseUrl: world.origin, apiKey: key, retry: false });
+    const asGrace = new RunloadClient({ baseUrl: suite.world.origin, apiKey: key, retry: false });
     expect(await asGrace.getAccount()).to.include({ name: 'Grace', tier: 'max' });
 
     await panel.getByLabel('Tier').selectOption('ultra');
@@ -65,11 +49,11 @@ describe('the operator console in headless Chromium', function () {
   });
 
   it("reads this month's usage as a chart and a table, and downloads it as CSV", async () => {
-    const client = new RunloadClient({ baseUrl: world.origin, apiKey: world.apiKey });
-    const { run_id } = await client.createRun(world.blurApp, { inputs: { '2:blur_radius': 3 } });
+    const client = new RunloadClient({ baseUrl: suite.world.origin, apiKey: suite.world.apiKey });
+    const { run_id } = await client.createRun(suite.world.blurApp, { inputs: { '2:blur_radius': 3 } });
     expect((await client.waitForRun(run_id)).status).to.equal('succeeded');
 
-    const { page } = watched;
+    const { page } = suite.watched;
     await openSection('Usage');
     const month = new Date().toISOString().slice(0, 7);
     await page.getByRole('img', { name: `GPU seconds per account in ${month}` }).waitFor();
@@ -83,31 +67,31 @@ describe('the operator console in headless Chromium', function () {
     expect(download.suggestedFilename()).to.equal(`runload-usage-${month}.csv`);
     const csv = readFileSync(await download.path(), 'utf8').split(/\r?\n/);
     expect(csv[0]).to.equal('account_id,name,tier,gpu_seconds,succeeded,failed,canceled,expired');
-    expect(csv.some((line) => line.startsWith(`${world.accountId},Ada,plus,`))).to.equal(true);
+    expect(csv.some((line) => line.startsWith(`${suite.world.accountId},Ada,plus,`))).to.equal(true);
   });
 
   it('shows the queued and running runs per account', async () => {
-    world.fake.pause();
-    const client = new RunloadClient({ baseUrl: world.origin, apiKey: world.apiKey });
-    const { run_id } = await client.createRun(world.textToImageApp);
+    suite.world.fake.pause();
+    const client = new RunloadClient({ baseUrl: suite.world.origin, apiKey: suite.world.apiKey });
+    const { run_id } = await client.createRun(suite.world.textToImageApp);
     try {
-      const { page } = watched;
+      const { page } = suite.watched;
       await openSection('Queue');
-      const row = page.getByRole('row', { name: new RegExp(world.accountId) });
+      const row = page.getByRole('row', { name: new RegExp(suite.world.accountId) });
       await row.waitFor();
       const [queued, running] = (await row.getByRole('cell').allTextContents()).map(Number);
       expect((queued ?? 0) + (running ?? 0)).to.equal(1);
     } finally {
       await client.cancelRun(run_id);
-      world.fake.resume();
+      suite.world.fake.resume();
     }
   });
 
   it('keeps the admin token in sessionStorage only and fits 390 px on its pages', async () => {
-    await watched.close();
-    watched = await openWatchedPage(browser, world.origin, { width: 390, height: 844 });
-    const { page } = watched;
-    await signIn(page, world.origin, adminToken, '#/accounts');
+    await suite.watched.close();
+    suite.watched = await openWatchedPage(suite.browser, suite.world.origin, { width: 390, height: 844 });
+    const { page } = suite.watched;
+    await signIn(page, suite.world.origin, adminToken, '#/accounts');
     expect(await storedByPage(page)).to.deep.equal({ session: [adminToken], local: [], cookies: '' });
     for (const section of ['Accounts', 'Queue', 'Usage']) {
       await page.getByRole('link', { name: section, exact: true }).click();
