@@ -17,6 +17,7 @@ export const AdminTier = Type.Object(
   },
   { additionalProperties: false },
 );
+export type AdminTier = Static<typeof AdminTier>;
 
 export const TierList = Type.Object({ tiers: Type.Array(AdminTier) }, { additionalProperties: false });
 export type TierList = Static<typeof TierList>;
@@ -29,6 +30,7 @@ export const AdminAccount = Type.Object(
   { account_id: Uuid, name: Type.String(), tier: Type.String(), status: ACCOUNT_STATUS, created_at: Timestamp },
   { additionalProperties: false },
 );
+export type AdminAccount = Static<typeof AdminAccount>;
 
 export const AdminAccountDetail = Type.Object(
   {
@@ -41,8 +43,10 @@ export const AdminAccountDetail = Type.Object(
   },
   { additionalProperties: false },
 );
+export type AdminAccountDetail = Static<typeof AdminAccountDetail>;
 
 export const AdminAccountList = Type.Object({ accounts: Type.Array(AdminAccount), next_cursor: NextCursor }, { additionalProperties: false });
+export type AdminAccountList = Static<typeof AdminAccountList>;
 
 export const AdminAccountQuery = Type.Object({ limit, cursor, tier: Type.Optional(Type.String()), status: Type.Optional(ACCOUNT_STATUS) });
 
@@ -50,11 +54,13 @@ export const CreateAccountBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }), tier: Type.String({ description: 'A tier of `GET /api/v1/admin/tiers`.' }) },
   { additionalProperties: false },
 );
+export type CreateAccountBody = Static<typeof CreateAccountBody>;
 
 export const UpdateAccountBody = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tier: Type.Optional(Type.String()), status: Type.Optional(ACCOUNT_STATUS) },
   { additionalProperties: false, description: 'Takes effect on every instance within a second.' },
 );
+export type UpdateAccountBody = Static<typeof UpdateAccountBody>;
 
 export const CreateKeyBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
 
@@ -69,13 +75,16 @@ export const IssuedKey = Type.Object(
   },
   { additionalProperties: false },
 );
+export type IssuedKey = Static<typeof IssuedKey>;
 
 export const AdminKey = Type.Object(
   { key_id: Uuid, prefix: Type.String(), name: Nullable(Type.String()), created_at: Timestamp, last_used_at: Nullable(Timestamp), revoked_at: Nullable(Timestamp) },
   { additionalProperties: false },
 );
+export type AdminKey = Static<typeof AdminKey>;
 
 export const AdminKeyList = Type.Object({ keys: Type.Array(AdminKey) }, { additionalProperties: false });
+export type AdminKeyList = Static<typeof AdminKeyList>;
 
 export const PublishAppBody = Type.Object(
   {
@@ -86,18 +95,24 @@ export const PublishAppBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PublishAppBody = Static<typeof PublishAppBody>;
 
 export const AdminAppVersion = Type.Object({ ...AppVersion.properties, deleted: Type.Boolean() }, { additionalProperties: false });
+export type AdminAppVersion = Static<typeof AdminAppVersion>;
 
 export const AdminAppSummary = Type.Object({ ...AppSummary.properties, deleted: Type.Boolean() }, { additionalProperties: false });
+export type AdminAppSummary = Static<typeof AdminAppSummary>;
 
 export const AdminAppList = Type.Object({ apps: Type.Array(AdminAppSummary), next_cursor: NextCursor }, { additionalProperties: false });
+export type AdminAppList = Static<typeof AdminAppList>;
 
 export const AdminAppQuery = Type.Object({ limit, cursor, include_deleted: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) });
 
 export const AdminRun = Type.Object({ ...Run.properties, account_id: Uuid }, { additionalProperties: false });
+export type AdminRun = Static<typeof AdminRun>;
 
 export const AdminRunList = Type.Object({ runs: Type.Array(AdminRun), next_cursor: NextCursor }, { additionalProperties: false });
+export type AdminRunList = Static<typeof AdminRunList>;
 
 export const AdminRunQuery = Type.Object({ limit, cursor, account_id: Type.Optional(Type.String()), status: Type.Optional(RunStatus) });
 
@@ -114,11 +129,13 @@ export const AccountUsage = Type.Object(
   },
   { additionalProperties: false },
 );
+export type AccountUsage = Static<typeof AccountUsage>;
 
 export const UsageReport = Type.Object(
   { month: Type.String({ pattern: '^\\d{4}-\\d{2}$' }), accounts: Type.Array(AccountUsage), next_cursor: NextCursor },
   { additionalProperties: false },
 );
+export type UsageReport = Static<typeof UsageReport>;
 
 export const UsageQuery = Type.Object({ month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'A calendar month (UTC), `YYYY-MM`.' }), limit, cursor });
 
@@ -135,5 +152,7 @@ export const AuditEntry = Type.Object(
   },
   { additionalProperties: false },
 );
+export type AuditEntry = Static<typeof AuditEntry>;
 
 export const AuditList = Type.Object({ entries: Type.Array(AuditEntry), next_cursor: NextCursor }, { additionalProperties: false });
+export type AuditList = Static<typeof AuditList>;

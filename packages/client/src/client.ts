@@ -4,17 +4,11 @@
  * @module
  */
 import type { Account, AppList, AppVersion, Asset, CreatedRun, Run, RunList, RunPreviewEvent, RunStatus, WebhookEvent } from '@runload/api-schema';
-import { errorFromResponse, RunloadError } from './errors.js';
+import { RunloadError } from './errors.js';
+import { callSettings, sendCall, type Call, type CallSettings, type RetryOptions } from './http-call.js';
 import { readServerSentEvents } from './server-sent-events.js';
 
-export interface RetryOptions {
-  /** Retries after the first attempt (default 3). */
-  readonly retries?: number;
-  /** The first backoff when the server names no `Retry-After` (default 500 ms; doubled each time, with jitter). */
-  readonly baseDelayMs?: number;
-  /** A wait longer than this is not made: the error is thrown instead (default 60 s; a GPU quota may reset days later). */
-  readonly maxDelayMs?: number;
-}
+export type { RetryOptions };
 
 export interface RunloadClientOptions {
   /** Where runload listens, e.g. `https://runload.example.com` (the `/api/v1` prefix is added). */
@@ -77,40 +71,13 @@ export function isTerminal(run: Pick<Run, 'status'>): boolean {
   return TERMINAL.has(run.status);
 }
 
-const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-interface Call {
-  readonly method: string;
-  readonly path: string;
-  readonly json?: unknown;
-  readonly form?: () => FormData;
-  readonly headers?: Record<string, string>;
-  readonly signal?: AbortSignal | undefined;
-}
-
 export class RunloadClient {
-  private readonly base: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly retry: Required<RetryOptions> | null;
+  private readonly settings: CallSettings;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
-  constructor(private readonly options: RunloadClientOptions) {
-    this.base = options.baseUrl.replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
-    this.retry = options.retry === false ? null : { retries: 3, baseDelayMs: 500, maxDelayMs: 60_000, ...options.retry };
-    this.sleep = options.sleep ?? defaultSleep;
+  constructor(options: RunloadClientOptions) {
+    this.settings = callSettings(options.baseUrl, options.apiKey, options);
+    this.sleep = this.settings.sleep;
   }
 
   /** Uploads an image, video or audio file; its type is read from the bytes. */
@@ -238,39 +205,16 @@ export class RunloadClient {
   }
 
   /** One call, retried on 429 and 503 while allowed; any other failure throws a RunloadError. */
-  private async send(call: Call): Promise<Response> {
-    const url = `${this.base}/api/v1${call.path}`;
-    for (let attempt = 0; ; attempt += 1) {
-      const headers: Record<string, string> = { Authorization: `Bearer ${this.options.apiKey}`, ...call.headers };
-      let body: string | FormData | undefined;
-      if (call.json !== undefined) {
-        headers['Content-Type'] = 'application/json';
-        body = JSON.stringify(call.json);
-      } else if (call.form) {
-        body = call.form();
-      }
-      const response = await this.fetchImpl(url, { method: call.method, headers, ...(body !== undefined ? { body } : {}), ...(call.signal ? { signal: call.signal } : {}) });
-      if (response.ok) return response;
-      const error = await errorFromResponse(response);
-      const delay = this.retryDelay(error, attempt);
-      if (delay === null) throw error;
-      await this.sleep(delay, call.signal);
-    }
-  }
-
-  /** Milliseconds to wait before retrying, or null to give up. */
-  private retryDelay(error: RunloadError, attempt: number): number | null {
-    if (!this.retry || attempt >= this.retry.retries || (error.status !== 429 && error.status !== 503)) return null;
-    const backoff = this.retry.baseDelayMs * 2 ** attempt * (0.5 + Math.random() / 2);
-    const delay = error.retryAfter !== null ? error.retryAfter * 1000 : backoff;
-    return delay <= this.retry.maxDelayMs ? delay : null;
+  private send(call: Call): Promise<Response> {
+    return sendCall(this.settings, call);
   }
 }
 
-function pageQuery(options: PageOptions): string {
+export function pageQuery(options: PageOptions, extra: Record<string, string | undefined> = {}): string {
   const query = new URLSearchParams();
   if (options.limit !== undefined) query.set('limit', String(options.limit));
   if (options.cursor) query.set('cursor', options.cursor);
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) query.set(name, value);
   const text = query.toString();
   return text ? `?${text}` : '';
 }

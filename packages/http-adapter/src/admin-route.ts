@@ -11,10 +11,9 @@
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
 import { CoreError, tokenAuthor, type AdminPrincipal, type AdminScope, type ChangeAuthor, type Logger, type WindowState } from '@runload/core';
-import { bearerToken, describeError, jsonResponse, mergeWindows, type PipelineDeps, type RouteResult } from './api-route.js';
+import { bearerToken, clientGone, jsonResponse, loggedErrorResponse, mergeWindows, type PipelineDeps, type RouteResult } from './api-route.js';
 import { clientAddress } from './client-address.js';
 import { isClientGone } from './client-gone.js';
-import { errorResponse } from './error-response.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import { requestIdOf, requestLog } from './request-log.js';
 
@@ -64,13 +63,9 @@ export function adminPipeline(deps: PipelineDeps, scope: AdminScope | null, hand
       if (result.failure) return finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
-      if (isClientGone(error)) {
-        log('info', 'client went away');
-        return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
-      }
+      if (isClientGone(error)) return clientGone(log, requestId);
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
-      const response = errorResponse(error);
-      if (response.status >= 500) log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
+      const response = loggedErrorResponse(error, log);
       return finish(response.status, response.body, response.headers);
     }
   };

@@ -102,15 +102,9 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return await finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
-      if (isClientGone(error)) {
-        log('info', 'client went away');
-        return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
-      }
+      if (isClientGone(error)) return clientGone(log, requestId);
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
-      const response = errorResponse(error);
-      if (response.status >= 500) {
-        log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
-      }
+      const response = loggedErrorResponse(error, log);
       try {
         return await finish(response.status, response.body, response.headers);
       } catch (secondary) {
@@ -119,6 +113,19 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       }
     }
   };
+}
+
+/** A client that went away mid-request: noted, and answered in case anything still listens. */
+export function clientGone(log: Logger, requestId: string): Response {
+  log('info', 'client went away');
+  return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
+}
+
+/** The error's response; a server-side failure is logged with its cause. */
+export function loggedErrorResponse(error: unknown, log: Logger): ErrorResponse {
+  const response = errorResponse(error);
+  if (response.status >= 500) log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
+  return response;
 }
 
 /** Later states of the same window replace earlier ones. */

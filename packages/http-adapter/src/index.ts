@@ -7,3 +7,4 @@ export { HttpWebhookTransport, webhookPayload, WEBHOOK_TIMEOUT_MS, type HttpWebh
 export { isPrivateAddress } from './webhook-address.js';
 export { adminPipeline, ADMIN_PREFIX, type AdminRoute, type AdminRouteContext, type AdminMethod } from './admin-route.js';
 export type { RouteResult } from './api-route.js';
+export { presentAdminKey } from './admin-presenters.js';

@@ -5,31 +5,12 @@
 import { expect } from 'chai';
 import { CLI_AUTHOR, type Run } from '@runload/core';
 import { USAGE_CSV_HEADER } from '@runload/api-schema';
+import { parseCsv } from '@runload/api-schema/testing';
 import { jsonInit, makeHarness, T0, TRANSPORTS, WORKFLOW, type Harness } from './harness.js';
 
 const ENTERPRISE = { runs_per_minute: 300, runs_per_hour: 5000, gpu_seconds_per_month: 1_000_000 };
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-/** RFC 4180 rows, enough for the answers here (quoted fields with commas, quotes and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), (i += 1);
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(field), rows.push(row), (row = []), (field = ''), (i += 1);
-    } else field += c;
-  }
-  return rows;
-}
 
 for (const transport of TRANSPORTS) {
   describe(`admin routes (${transport})`, () => {

@@ -70,6 +70,8 @@ export class KnexRunRepository implements RunRepository {
     return guarded(() => updateRun(this.db, id, patch, guard));
   }
 
+  // Keyset conditions are written `created_at <= x AND (created_at < x OR id < y)` rather than
+  // `created_at < x OR (created_at = x AND id < y)`: the same rows, but an index range for the planner.
   listAll(options: { limit: number; after?: string | null; accountId?: string; status?: RunStatus }): Promise<RunPage> {
     return guarded(async () => {
       const query = this.db('runs');
@@ -90,20 +92,8 @@ export class KnexRunRepository implements RunRepository {
     return guarded(async () => (await this.db('runs').where({ id }).delete()) > 0);
   }
 
-  // Keyset conditions are written `created_at <= x AND (created_at < x OR id < y)` rather than
-  // `created_at < x OR (created_at = x AND id < y)`: the same rows, but an index range for the planner.
   listByAccount(accountId: string, options: { limit: number; after?: string | null }): Promise<RunPage> {
-    return guarded(async () => {
-      const query = this.db('runs').where({ account_id: accountId });
-      if (options.after) {
-        const c = decodeRunCursor(options.after);
-        query.where('created_at', '<=', c.createdAtMs).where((q) => q.where('created_at', '<', c.createdAtMs).orWhere('id', '<', c.id));
-      }
-      const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit + 1);
-      const runs = rows.slice(0, options.limit).map(toRun);
-      const last = runs[runs.length - 1];
-      return { runs, nextCursor: rows.length > options.limit && last ? encodeRunCursor(last) : null };
-    });
+    return this.listAll({ ...options, accountId });
   }
 
   getWithQueuePosition(id: string): Promise<RunWithQueuePosition | null> {

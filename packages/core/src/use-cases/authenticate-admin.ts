@@ -7,6 +7,7 @@
 import { parseAdminToken, scopeAllows, type AdminScope, type AdminToken } from '../domain/admin-token.js';
 import { secretMatches } from '../domain/api-key.js';
 import { CoreError, type CoreErrorCode } from '../domain/errors.js';
+import { failAuthentication } from './count-failed-authentication.js';
 import { WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
 import type { Clock } from '../ports/clock.js';
@@ -84,15 +85,7 @@ export class AuthenticateAdmin {
     return token;
   }
 
-  private async fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {
-    const window: WindowSpec = { name: WINDOW.authFailures, subject: clientAddress, period: 'minute', limit: this.limits.auth_failures_per_minute };
-    const decision = await this.limiter.consume([window]);
-    if (!decision.allowed) {
-      throw new CoreError('RATE_LIMITED', 'Too many failed authentication attempts from this address', {
-        retryAfterSeconds: decision.retryAfterSeconds,
-        windows: decision.windows,
-      });
-    }
-    throw new CoreError(code, message, { windows: decision.windows });
+  private fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {
+    return failAuthentication(this.limiter, this.limits, clientAddress, code, message);
   }
 }

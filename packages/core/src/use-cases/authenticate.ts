@@ -4,12 +4,13 @@
  * @module
  */
 import { parseApiKey, secretMatches } from '../domain/api-key.js';
-import { CoreError, type CoreErrorCode } from '../domain/errors.js';
-import { WINDOW, type LimitsConfig } from '../domain/limits.js';
+import type { CoreErrorCode } from '../domain/errors.js';
+import { failAuthentication } from './count-failed-authentication.js';
+import type { LimitsConfig } from '../domain/limits.js';
 import type { AccountRepository } from '../ports/account-repository.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKeyRepository } from '../ports/api-key-repository.js';
-import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { Principal } from './principal.js';
 import { RecentCache } from './recent-cache.js';
 
@@ -64,20 +65,7 @@ export class Authenticate {
     return { kind: 'ok', principal: { account, keyId: key.id } };
   }
 
-  private async fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {
-    const window: WindowSpec = {
-      name: WINDOW.authFailures,
-      subject: clientAddress,
-      period: 'minute',
-      limit: this.limits.auth_failures_per_minute,
-    };
-    const decision = await this.limiter.consume([window]);
-    if (!decision.allowed) {
-      throw new CoreError('RATE_LIMITED', 'Too many failed authentication attempts from this address', {
-        retryAfterSeconds: decision.retryAfterSeconds,
-        windows: decision.windows,
-      });
-    }
-    throw new CoreError(code, message, { windows: decision.windows });
+  private fail(clientAddress: string, code: CoreErrorCode, message: string): Promise<never> {
+    return failAuthentication(this.limiter, this.limits, clientAddress, code, message);
   }
 }

@@ -5,7 +5,7 @@ import type { GpuQuotaState, RunAdmission } from './run-admission.js';
 
 export interface AccountOverview {
   readonly account: Account;
-  readonly limits: TierLimits & { readonly general_per_minute: number };
+  readonly limits: Omit<TierLimits, 'workflows'> & { readonly general_per_minute: number };
   readonly quota: GpuQuotaState;
 }
 
@@ -19,6 +19,7 @@ export class GetAccountOverview {
   async execute(principal: Principal): Promise<AccountOverview> {
     const { account } = principal;
     const quota = await this.admission.quota(account);
-    return { account, limits: { general_per_minute: this.limits.general_per_minute, ...tierLimitsOf(this.limits, account.tier) }, quota };
+    const { runs_per_minute, runs_per_hour, gpu_seconds_per_month } = tierLimitsOf(this.limits, account.tier);
+    return { account, limits: { general_per_minute: this.limits.general_per_minute, runs_per_minute, runs_per_hour, gpu_seconds_per_month }, quota };
   }
 }

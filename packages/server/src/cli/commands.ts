@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CLI_AUTHOR, CoreError, type AdminToken, type RunloadApi } from '@runload/core';
+import { presentAdminKey } from '@runload/http-adapter';
 import { presentAccount, presentAppVersion } from './present.js';
 
 export interface CommandResult {
@@ -54,13 +55,13 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
   };
   switch (`${group} ${action}`) {
     case 'accounts create':
-      return account(await api.accounts.create(flag(flags, 'name'), flag(flags, 'tier')));
+      return account(await api.accounts.create(flag(flags, 'name'), flag(flags, 'tier'), CLI_AUTHOR));
     case 'accounts suspend':
-      return account(await api.accounts.suspend(arg(rest, 0, 'ACCOUNT_ID')));
+      return account(await api.accounts.suspend(arg(rest, 0, 'ACCOUNT_ID'), CLI_AUTHOR));
     case 'accounts unsuspend':
-      return account(await api.accounts.unsuspend(arg(rest, 0, 'ACCOUNT_ID')));
+      return account(await api.accounts.unsuspend(arg(rest, 0, 'ACCOUNT_ID'), CLI_AUTHOR));
     case 'accounts set-tier':
-      return account(await api.accounts.setTier(arg(rest, 0, 'ACCOUNT_ID'), arg(rest, 1, 'TIER')));
+      return account(await api.accounts.setTier(arg(rest, 0, 'ACCOUNT_ID'), arg(rest, 1, 'TIER'), CLI_AUTHOR));
     case 'accounts list': {
       const accounts = (await api.accounts.list()).map(presentAccount);
       return { json: { accounts }, text: accounts.map((a) => `${a.account_id} ${a.tier} ${a.status} ${a.name}`).join('\n') };
@@ -71,23 +72,19 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
       return { json: { account_id: account.id, webhook_secret: secret }, text: `webhook secret of account ${account.id}\n${secret}` };
     }
     case 'keys create': {
-      const issued = await api.apiKeys.create(flag(flags, 'account'));
+      const name = typeof flags['name'] === 'string' && flags['name'].length > 0 ? flags['name'] : null;
+      const issued = await api.apiKeys.create(flag(flags, 'account'), CLI_AUTHOR, name);
       return {
         json: { key_id: issued.key.id, api_key: issued.apiKey, account_id: issued.key.accountId },
         text: `key ${issued.key.id} for account ${issued.key.accountId}\n${issued.apiKey}\n(shown once: store it now)`,
       };
     }
     case 'keys list': {
-      const keys = (await api.apiKeys.list(flag(flags, 'account'))).map((k) => ({
-        key_id: k.id,
-        prefix: k.prefix,
-        created_at: k.createdAt.toISOString(),
-        revoked_at: k.revokedAt?.toISOString() ?? null,
-      }));
+      const keys = (await api.apiKeys.list(flag(flags, 'account'))).map(presentAdminKey);
       return { json: { keys }, text: keys.map((k) => `${k.key_id} rl_${k.prefix}_… created ${k.created_at}${k.revoked_at ? ` revoked ${k.revoked_at}` : ''}`).join('\n') };
     }
     case 'keys revoke': {
-      const key = await api.apiKeys.revoke(arg(rest, 0, 'KEY_ID'));
+      const key = await api.apiKeys.revoke(arg(rest, 0, 'KEY_ID'), CLI_AUTHOR);
       return { json: { key_id: key.id, revoked: true }, text: `key ${key.id} revoked` };
     }
     case 'apps publish': {
@@ -98,13 +95,13 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
         workflow: await readWorkflow(flag(flags, 'workflow')),
         ...(appId ? { appId } : {}),
         ...(expose ? { expose } : {}),
-      });
+      }, CLI_AUTHOR);
       const json = presentAppVersion(version);
       const inputs = json.inputs.map((i) => `  ${i.key} ${i.type} = ${JSON.stringify(i.default)}`).join('\n');
       return { json, text: `app ${version.appId} version ${version.id}\n${inputs}` };
     }
     case 'apps delete': {
-      const version = await api.apps.delete(arg(rest, 0, 'APP_VERSION_ID'));
+      const version = await api.apps.delete(arg(rest, 0, 'APP_VERSION_ID'), CLI_AUTHOR);
       return { json: { app_version_id: version.id, deleted: true }, text: `app version ${version.id} deleted` };
     }
     case 'apps list': {
@@ -152,11 +149,11 @@ export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec
 
   serve                                         start the HTTP server
   migrate                                       create or upgrade the database
-  accounts create --name NAME --tier starter|plus|max|ultra
+  accounts create --name NAME --tier TIER       starter|plus|max|ultra, or a tier of the limits file
   accounts suspend ID | accounts unsuspend ID | accounts set-tier ID TIER | accounts list
   accounts webhook-secret ID [--rotate]        the secret that signs the account's webhooks
-  keys create --account ID                      prints the API key (shown once)
-  keys list --account ID                        ids, prefixes, created, revoked (never secrets)
+  keys create --account ID [--name NAME]        prints the API key (shown once)
+  keys list --account ID                        ids, prefixes, names, created, last used, revoked (never secrets)
   keys revoke KEY_ID
   apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY]
   apps delete APP_VERSION_ID
