@@ -4,11 +4,11 @@ import { describeError } from '../api.js';
 import { LoadedView } from '../ui/loaded-view.js';
 import { useAsync } from '../ui/use-async.js';
 import { formatTime } from '../ui/format.js';
-import { useAdminApi } from './operator-context.js';
+import { useOperatorSession } from './operator-context.js';
 
 export function AccountKeys(props: { accountId: string }) {
-  const api = useAdminApi();
-  const { loaded, reload } = useAsync((signal) => api.listKeys(props.accountId, signal), [props.accountId]);
+  const { admin } = useOperatorSession();
+  const { loaded, reload } = useAsync((signal) => admin.listKeys(props.accountId, signal), [props.accountId]);
   const [issued, setIssued] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const attempt = async (action: () => Promise<void>) => {
@@ -23,7 +23,7 @@ export function AccountKeys(props: { accountId: string }) {
   return (
     <>
       <h3>Keys</h3>
-      <button type="button" onClick={() => void attempt(async () => setIssued((await api.createKey(props.accountId)).api_key))}>
+      <button type="button" onClick={() => void attempt(async () => setIssued((await admin.createKey(props.accountId)).api_key))}>
         Issue key
       </button>
       {issued ? (
@@ -41,7 +41,7 @@ export function AccountKeys(props: { accountId: string }) {
                 {key.revoked_at ? (
                   <small>revoked {formatTime(key.revoked_at)}</small>
                 ) : (
-                  <button type="button" class="outline secondary" aria-label={`Revoke key ${key.prefix}`} onClick={() => void attempt(() => api.revokeKey(key.key_id))}>
+                  <button type="button" class="outline secondary" aria-label={`Revoke key ${key.prefix}`} onClick={() => void attempt(() => admin.revokeKey(key.key_id))}>
                     Revoke
                   </button>
                 )}

@@ -7,14 +7,14 @@ import { useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import { LoadedView } from '../ui/loaded-view.js';
 import { useAsync } from '../ui/use-async.js';
-import type { AdminAccount } from './admin-api.js';
+import type { AdminAccount } from '@runload/client';
 import { AccountKeys } from './account-keys.js';
-import { useAdminApi } from './operator-context.js';
+import { useOperatorSession } from './operator-context.js';
 
 export function AccountsPage() {
-  const api = useAdminApi();
+  const { admin } = useOperatorSession();
   const { loaded, reload } = useAsync(async (signal) => {
-    const [accounts, tiers] = await Promise.all([api.listAccounts({ limit: 100, signal }), api.tiers(signal)]);
+    const [accounts, tiers] = await Promise.all([admin.listAccounts({ limit: 100, signal }), admin.listTiers(signal)]);
     return { accounts: accounts.accounts, tiers: tiers.tiers.map((t) => t.name) };
   }, []);
   const [chosen, setChosen] = useState<string | null>(null);
@@ -64,7 +64,7 @@ export function AccountsPage() {
 }
 
 function CreateAccount(props: { tiers: readonly string[]; onCreated: (account: AdminAccount) => void }) {
-  const api = useAdminApi();
+  const { admin } = useOperatorSession();
   const [name, setName] = useState('');
   const [tier, setTier] = useState(props.tiers[0] ?? 'starter');
   const [failure, setFailure] = useState<string | null>(null);
@@ -72,7 +72,7 @@ function CreateAccount(props: { tiers: readonly string[]; onCreated: (account: A
     event.preventDefault();
     setFailure(null);
     try {
-      props.onCreated(await api.createAccount({ name: name.trim(), tier }));
+      props.onCreated(await admin.createAccount(name.trim(), tier));
       setName('');
     } catch (error) {
       setFailure(describeError(error));
@@ -97,13 +97,13 @@ function CreateAccount(props: { tiers: readonly string[]; onCreated: (account: A
 }
 
 function ManageAccount(props: { account: AdminAccount; tiers: readonly string[]; onChanged: () => void }) {
-  const api = useAdminApi();
+  const { admin } = useOperatorSession();
   const { account } = props;
   const [failure, setFailure] = useState<string | null>(null);
   const change = async (body: { tier?: string; status?: 'active' | 'suspended' }) => {
     setFailure(null);
     try {
-      await api.updateAccount(account.account_id, body);
+      await admin.updateAccount(account.account_id, body);
       props.onChanged();
     } catch (error) {
       setFailure(describeError(error));

@@ -3,8 +3,9 @@ import { useMemo } from 'preact/hooks';
 import { useRoute } from '../router.js';
 import { Shell } from '../ui/shell.js';
 import { AccountsPage } from './accounts-page.js';
-import { AdminApi, AdminError } from './admin-api.js';
-import { AdminApiContext } from './operator-context.js';
+import { RunloadAdminClient, RunloadError } from '@runload/client';
+import { OperatorSessionContext } from './operator-context.js';
+import { PoolApi } from './pool-api.js';
 import { PoolPage } from './pool-page.js';
 import { QueuePage } from './queue-page.js';
 import { UsagePage } from './usage-page.js';
@@ -19,22 +20,27 @@ const SECTIONS = [
 /** A token is good when the admin API does not refuse it as unknown (403 only says a scope is missing). */
 export async function checkAdminToken(secret: string): Promise<void> {
   try {
-    await new AdminApi(secret).tiers();
+    await adminClient(secret).listTiers();
   } catch (error) {
-    if (error instanceof AdminError && error.status === 403) return;
+    if (RunloadError.is(error) && error.status === 403) return;
     throw error;
   }
 }
 
+/** Same origin: the console is served by the runload it manages. */
+function adminClient(token: string): RunloadAdminClient {
+  return new RunloadAdminClient({ baseUrl: location.origin, adminToken: token });
+}
+
 export function OperatorConsole(props: { secret: string; onSignOut: () => void }) {
-  const api = useMemo(() => new AdminApi(props.secret), [props.secret]);
+  const session = useMemo(() => ({ admin: adminClient(props.secret), pool: new PoolApi(props.secret) }), [props.secret]);
   const path = useRoute();
   return (
-    <AdminApiContext.Provider value={api}>
+    <OperatorSessionContext.Provider value={session}>
       <Shell title="runload operator" sections={SECTIONS} path={path} onSignOut={props.onSignOut}>
         <OperatorView path={path} />
       </Shell>
-    </AdminApiContext.Provider>
+    </OperatorSessionContext.Provider>
   );
 }
 

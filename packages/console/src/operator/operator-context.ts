@@ -1,12 +1,18 @@
-/** The operator's admin API client, for every page of the operator's console. */
+/** The operator's typed admin client and the pool's calls, for every page of the operator's console. */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { AdminApi } from './admin-api.js';
+import type { RunloadAdminClient } from '@runload/client';
+import type { PoolApi } from './pool-api.js';
 
-export const AdminApiContext = createContext<AdminApi | null>(null);
+export interface OperatorSession {
+  readonly admin: RunloadAdminClient;
+  readonly pool: PoolApi;
+}
 
-export function useAdminApi(): AdminApi {
-  const api = useContext(AdminApiContext);
-  if (!api) throw new Error('useAdminApi outside the operator console');
-  return api;
+export const OperatorSessionContext = createContext<OperatorSession | null>(null);
+
+export function useOperatorSession(): OperatorSession {
+  const session = useContext(OperatorSessionContext);
+  if (!session) throw new Error('useOperatorSession outside the operator console');
+  return session;
 }

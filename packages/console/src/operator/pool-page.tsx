@@ -4,11 +4,11 @@ import { describeError } from '../api.js';
 import { LoadedView } from '../ui/loaded-view.js';
 import { useAsync } from '../ui/use-async.js';
 import { formatSeconds } from '../ui/format.js';
-import type { Backend } from './admin-api.js';
-import { useAdminApi } from './operator-context.js';
+import type { Backend } from './pool-api.js';
+import { useOperatorSession } from './operator-context.js';
 
 export function PoolPage() {
-  const api = useAdminApi();
+  const { pool: api } = useOperatorSession();
   const { loaded, reload } = useAsync((signal) => api.pool(signal), []);
   const [failure, setFailure] = useState<string | null>(null);
   const act = async (backend: Backend, state: 'active' | 'draining') => {

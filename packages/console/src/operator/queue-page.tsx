@@ -1,8 +1,8 @@
 /** The queue: queued and running runs, per account. */
 import { LoadedView } from '../ui/loaded-view.js';
 import { useAsync } from '../ui/use-async.js';
-import type { AdminRun } from './admin-api.js';
-import { useAdminApi } from './operator-context.js';
+import type { AdminRun } from '@runload/client';
+import { useOperatorSession } from './operator-context.js';
 
 interface AccountLoad {
   readonly accountId: string;
@@ -22,9 +22,9 @@ function perAccount(runs: readonly AdminRun[]): AccountLoad[] {
 }
 
 export function QueuePage() {
-  const api = useAdminApi();
+  const { admin } = useOperatorSession();
   const { loaded, reload } = useAsync(async (signal) => {
-    const [queued, running] = await Promise.all([api.listRuns({ status: 'queued', limit: 100, signal }), api.listRuns({ status: 'running', limit: 100, signal })]);
+    const [queued, running] = await Promise.all([admin.listRuns({ status: 'queued', limit: 100, signal }), admin.listRuns({ status: 'running', limit: 100, signal })]);
     return perAccount([...queued.runs, ...running.runs]);
   }, []);
   return (

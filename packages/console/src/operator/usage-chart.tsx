@@ -1,11 +1,11 @@
 /** GPU seconds per account as horizontal bars, drawn in SVG (no chart library: one bar per row). */
-import type { Usage } from './admin-api.js';
+import type { UsageReport } from '@runload/client';
 
 const ROW = 28;
 const LABEL = 140;
 const WIDTH = 600;
 
-export function UsageChart(props: { usage: Usage }) {
+export function UsageChart(props: { usage: UsageReport }) {
   const rows = props.usage.accounts;
   const most = Math.max(1, ...rows.map((r) => r.gpu_seconds));
   const barRoom = WIDTH - LABEL - 70;

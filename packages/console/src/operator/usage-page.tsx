@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import { LoadedView } from '../ui/loaded-view.js';
 import { useAsync } from '../ui/use-async.js';
-import { useAdminApi } from './operator-context.js';
+import { useOperatorSession } from './operator-context.js';
 import { UsageChart } from './usage-chart.js';
 
 /** `YYYY-MM` of the current month, in UTC as the quota months are. */
@@ -12,14 +12,15 @@ export function thisMonth(now = new Date()): string {
 }
 
 export function UsagePage() {
-  const api = useAdminApi();
+  const { admin } = useOperatorSession();
   const [month, setMonth] = useState(thisMonth);
-  const { loaded } = useAsync((signal) => api.usage(month, signal), [month]);
+  const { loaded } = useAsync((signal) => admin.usage(month, { limit: 100, signal }), [month]);
   const [failure, setFailure] = useState<string | null>(null);
   const download = async () => {
     setFailure(null);
     try {
-      const url = URL.createObjectURL(await api.usageCsv(month));
+      const { csv } = await admin.usageCsv(month, { limit: 100 });
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
       const link = document.createElement('a');
       link.href = url;
       link.download = `runload-usage-${month}.csv`;
