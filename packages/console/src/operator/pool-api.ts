@@ -11,7 +11,9 @@ export interface Backend {
   readonly state: 'active' | 'draining' | 'drained';
   readonly labels: Readonly<Record<string, string>>;
   readonly depth: number | null;
-  readonly reachable: boolean;
+  /** What the instances last saw; null until one probed it. */
+  readonly reachable: boolean | null;
+  readonly has_auth: boolean;
   readonly held: number;
   readonly comfyui_version: string | null;
   readonly warm_app_versions: readonly string[];

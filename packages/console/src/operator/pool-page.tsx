@@ -39,7 +39,7 @@ export function PoolPage() {
                   </header>
                   <dl class="facts">
                     <dt>Reachable</dt>
-                    <dd>{backend.reachable ? 'yes' : 'no'}</dd>
+                    <dd>{backend.reachable === null ? 'not probed yet' : backend.reachable ? 'yes' : 'no'}</dd>
                     <dt>Held / depth</dt>
                     <dd>
                       {backend.held} / {backend.depth ?? 'default'}
