@@ -11,6 +11,7 @@ import { requestIdOf, requestLog } from './request-log.js';
 import { apiRoute, jsonResponse, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
 import { corsMiddleware } from './cors.js';
 import { registerDocumentationRoutes } from './documentation-routes.js';
+import { registerConsoleRoutes } from './console-routes.js';
 import { errorResponse, HttpError } from './error-response.js';
 import { requestTimer, type HttpMetrics } from './http-metrics.js';
 import { withoutBody } from './head-response.js';
@@ -56,6 +57,8 @@ export interface HttpAppOptions {
   readonly corsOrigins?: readonly string[];
   /** Counts requests and serves `GET /metrics`; without it there is no `/metrics` route. */
   readonly metrics?: HttpMetrics;
+  /** The directory of the built web console (its `index.html`); without it `/console` answers 404. */
+  readonly consoleRoot?: string | undefined;
   /** Admin routes served beside the built-in ones (an embedder's own operator routes). */
   readonly adminRoutes?: readonly AdminRoute[];
 }
@@ -74,8 +77,8 @@ function frameworkError(status: number): HttpError | null {
   return null;
 }
 
-/** The root paths of the API description (`/openapi.json`, `/docs`, its assets). */
-const DOCUMENTATION_PATH = /^\/(openapi\.json|docs|docs\/assets\/[^/]+)$/;
+/** The root paths of the API description (`/openapi.json`, `/docs`, its assets) and of the console. */
+const DOCUMENTATION_PATH = /^\/(openapi\.json|docs|docs\/assets\/[^/]+|console\/?|console\/assets\/[^/]+)$/;
 
 export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const deps: PipelineDeps = {
@@ -146,6 +149,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
 
   registerDocumentationRoutes(app, { requestId: (event) => requestIdOf(event, deps), trustedProxies: deps.trustedProxies });
+  registerConsoleRoutes(app, { root: options.consoleRoot, requestId: (event) => requestIdOf(event, deps) });
   const metrics = options.metrics;
   if (metrics) {
     const serveMetrics = async (event: H3Event) => {

@@ -42,6 +42,7 @@ import { InMemoryPreviewStore, InMemoryRateLimiter, InMemoryWorkSignal } from '@
 import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 import { gpuModule } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
+import { consoleRoot } from '@runload/console';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
 import type { Database } from '@runload/storage-adapter';
@@ -160,6 +161,7 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
       uploadDir: path.join(config.dataDir, 'uploads'),
       trustedProxies: config.trustedProxies,
       corsOrigins: config.corsOrigins,
+      consoleRoot: consoleRoot(),
     }),
     runtimeModule(container),
   );
