@@ -77,3 +77,7 @@ export * from './use-cases/webhook-worker.js';
 export * from './use-cases/run-streams.js';
 export * from './use-cases/admin/manage-webhook-secrets.js';
 export * from './system/webhook-secret.js';
+
+// The pool as data.
+export * from './domain/backend.js';
+export * from './ports/backend-registry.js';

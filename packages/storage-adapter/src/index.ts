@@ -15,3 +15,4 @@ export { KnexIdempotencyStore } from './knex-idempotency-store.js';
 export { KnexWebhookOutbox } from './knex-webhook-outbox.js';
 export { KnexWebhookSecrets } from './knex-webhook-secrets.js';
 export { KnexStreamSlots } from './knex-stream-slots.js';
+export { KnexBackendRegistry } from './knex-backend-registry.js';

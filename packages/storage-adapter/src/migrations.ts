@@ -10,6 +10,7 @@ import { GPU_USAGE_MONTHLY_MIGRATION } from './migration-gpu-usage-monthly.js';
 import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
 import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
 import { WAITING_RUNS_MIGRATION } from './migration-waiting-runs.js';
+import { BACKENDS_MIGRATION } from './migration-backends.js';
 
 interface Migration {
   readonly name: string;
@@ -107,6 +108,7 @@ const MIGRATIONS: readonly Migration[] = [
   INTEGRATIONS_MIGRATION,
   ASSETS_RETENTION_MIGRATION,
   WAITING_RUNS_MIGRATION,
+  BACKENDS_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

@@ -10,6 +10,7 @@ import {
   API_KEY_REPOSITORY,
   APP_VERSION_REPOSITORY,
   ASSET_REPOSITORY,
+  BACKEND_REGISTRY,
   BLOB_STORE,
   GPU_LEDGER,
   RUN_REPOSITORY,
@@ -19,6 +20,7 @@ import { KnexAccountRepository } from './knex-account-repository.js';
 import { KnexApiKeyRepository } from './knex-api-key-repository.js';
 import { KnexAppVersionRepository } from './knex-app-version-repository.js';
 import { KnexAssetRepository } from './knex-asset-repository.js';
+import { KnexBackendRegistry } from './knex-backend-registry.js';
 import { KnexGpuLedger } from './knex-gpu-ledger.js';
 import { KnexRunRepository } from './knex-run-repository.js';
 import { LocalBlobStore } from './local-blob-store.js';
@@ -53,6 +55,8 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(ASSET_REPOSITORY, (db) => new KnexAssetRepository(db));
     repository(RUN_REPOSITORY, (db) => new KnexRunRepository(db));
     repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
+    // The pool as data.
+    repository(BACKEND_REGISTRY, (db) => new KnexBackendRegistry(db));
   });
 }
 

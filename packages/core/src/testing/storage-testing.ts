@@ -22,3 +22,6 @@ export { describeIdempotencyStoreContract } from './idempotency-store.contract.j
 export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
 export * from './in-memory-stream-slots.js';
 export { describeStreamSlotsContract } from './stream-slots.contract.js';
+// The pool as data.
+export * from './in-memory-backend-registry.js';
+export { describeBackendRegistryContract } from './backend-registry.contract.js';
