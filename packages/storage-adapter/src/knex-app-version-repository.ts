@@ -12,6 +12,7 @@ function toVersion(row: Record<string, unknown>): AppVersion {
     inputs: json<InputSpec[]>(row['inputs']),
     createdAt: toDate(row['created_at']),
     deletedAt: toDateOrNull(row['deleted_at']),
+    ...(row['require_labels'] ? { requireLabels: json<Record<string, string>>(row['require_labels']) } : {}),
   };
 }
 
@@ -28,6 +29,7 @@ export class KnexAppVersionRepository implements AppVersionRepository {
         inputs: JSON.stringify(v.inputs),
         created_at: v.createdAt.getTime(),
         deleted_at: v.deletedAt?.getTime() ?? null,
+        require_labels: v.requireLabels && Object.keys(v.requireLabels).length > 0 ? JSON.stringify(v.requireLabels) : null,
       });
     });
   }

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { decodeRunCursor, encodeRunCursor, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
-import { claimMany, claimNext } from './claim-statements.js';
+import { claimMany, claimNext, FAILING_OVER, HOLDS_SLOT } from './claim-statements.js';
 import { countStartingBefore, selectRunsWithPositions } from './queue-positions.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
@@ -49,6 +49,7 @@ export class KnexRunRepository implements RunRepository {
       const query = this.db('runs').where({ id });
       if (guard.status) query.whereIn('status', [...guard.status]);
       if (guard.leaseOwner !== undefined) query.where({ lease_owner: guard.leaseOwner });
+      if (guard.unplaced) query.whereNull('backend_id');
       const changes = fromPatch(patch);
       // One compare-and-set statement; RETURNING gives the row this statement wrote, not a later one.
       const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
@@ -180,5 +181,19 @@ export class KnexRunRepository implements RunRepository {
 
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     return guarded(() => this.estimates.add(accountId));
+  }
+
+  heldByBackend(): Promise<Map<string, number>> {
+    return guarded(async () => {
+      const rows = rawRows(await this.db.raw(`SELECT backend_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY backend_id`));
+      return new Map(rows.map((r) => [String(r['backend_id']), Number(r['n'])]));
+    });
+  }
+
+  listFailingOver(limit: number): Promise<Run[]> {
+    return guarded(async () => {
+      const rows = rawRows(await this.db.raw(`SELECT * FROM runs WHERE ${FAILING_OVER} ORDER BY created_at, id LIMIT ${Math.max(0, Math.floor(limit))}`));
+      return rows.map(toRun);
+    });
   }
 }
