@@ -81,3 +81,7 @@ export * from './system/webhook-secret.js';
 // The pool as data.
 export * from './domain/backend.js';
 export * from './ports/backend-registry.js';
+export * from './use-cases/pool/manage-backends.js';
+export * from './use-cases/pool/pool-follower.js';
+export * from './use-cases/pool/dns-discovery.js';
+export * from './ports/name-resolver.js';

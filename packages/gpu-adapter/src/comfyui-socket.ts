@@ -6,6 +6,7 @@
  * @module
  */
 import WebSocket from 'ws';
+import { authHeaders, type AuthHeader } from './backend-auth.js';
 
 export interface SocketMessage {
   readonly type: string;
@@ -25,6 +26,7 @@ export class ComfyUiSocket {
     private readonly onMessage: (message: SocketMessage) => void,
     private readonly onConnected: () => void,
     private readonly pingIntervalMs = 15_000,
+    private readonly auth: AuthHeader | null = null,
   ) {}
 
   get connected(): boolean {
@@ -34,7 +36,7 @@ export class ComfyUiSocket {
   connect(): void {
     if (this.closed || this.ws) return;
     const url = `${this.baseUrl.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(this.clientId)}`;
-    const ws = new WebSocket(url, { handshakeTimeout: 3000 });
+    const ws = new WebSocket(url, { handshakeTimeout: 3000, headers: authHeaders(this.auth) });
     this.ws = ws;
     let alive = true;
     ws.on('pong', () => (alive = true));

@@ -17,6 +17,7 @@ import {
   EXECUTOR,
   GPU_LEDGER,
   ID_GENERATOR,
+  BACKEND_REGISTRY,
   LIMITS_CONFIG,
   LOGGER,
   MEDIA_TYPE_DETECTOR,
@@ -28,6 +29,7 @@ import {
   runWindowHistory,
   SystemClock,
   WORK_SIGNAL,
+  type BackendRegistry,
   type Clock,
   type Executor,
   type RunloadPorts,
@@ -35,7 +37,7 @@ import {
 } from '@runload/core';
 import { InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-process';
 import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
-import { gpuModule } from '@runload/gpu-adapter/module';
+import { gpuModule, poolBackends } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
@@ -50,6 +52,7 @@ import { retentionModule } from './retention-module.js';
 import { createLogger } from './log.js';
 import { createMetrics, type RunloadMetrics } from './metrics.js';
 import { runtimeModule } from './runtime-module.js';
+import { poolModule } from './pool-module.js';
 import { CONFIG, PORTS } from './tokens.js';
 
 export interface ContainerOptions {
@@ -79,6 +82,7 @@ const PORT_TOKENS = {
   workSignal: WORK_SIGNAL,
   clock: CLOCK,
   ids: ID_GENERATOR,
+  backends: BACKEND_REGISTRY,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */
@@ -121,13 +125,15 @@ function inProcessModule(): ContainerModule {
   });
 }
 
-/** An executor brought by a test or an embedder; node definitions still come from the configured backends. */
-function executorModule(executor: Executor, urls: readonly string[]): ContainerModule {
+/** An executor brought by a test or an embedder; node definitions still come from the pool's backends. */
+function executorModule(executor: Executor, config: RunloadConfig): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind<Executor>(EXECUTOR)
       .toConstantValue(executor)
       .onDeactivation((e) => e.close());
-    bind(NODE_CATALOG).toConstantValue(new ComfyUiNodeCatalog(urls, 3000));
+    bind(NODE_CATALOG)
+      .toResolvedValue((registry: BackendRegistry) => new ComfyUiNodeCatalog(poolBackends(registry, config.comfyUiUrls, config.comfyUiAuth), 3000), [BACKEND_REGISTRY])
+      .inSingletonScope();
   });
 }
 
@@ -139,7 +145,7 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
     storageModule({ url: config.databaseUrl, dataDir: config.dataDir }),
     new ContainerModule(({ bind }) => void bind(BLOB_STORE).toConstantValue(blobStoreFor(config))),
     config.redisUrl ? redisModule(config.redisUrl) : inProcessModule(),
-    options.executor ? executorModule(options.executor, config.comfyUiUrls) : gpuModule({ urls: config.comfyUiUrls, probe: options.dispatch }),
+    options.executor ? executorModule(options.executor, config) : gpuModule({ urls: config.comfyUiUrls, auth: config.comfyUiAuth, probe: options.dispatch }),
     httpModule({
       host: config.host,
       port: config.port,
@@ -151,5 +157,7 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
     runtimeModule(container),
   );
   if (options.dispatch) container.load(retentionModule(), dispatcherModule(), integrationsModule());
+  // The pool as data.
+  if (options.dispatch) container.load(poolModule());
   return container;
 }

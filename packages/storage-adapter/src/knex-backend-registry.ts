@@ -17,6 +17,10 @@ function toBackend(row: Record<string, unknown>): Backend {
     retiring: row['retiring'] === true || row['retiring'] === 1,
     createdAt: toDate(row['created_at']),
     expiresAt: toDateOrNull(row['expires_at']),
+    reachable: row['reachable'] === null || row['reachable'] === undefined ? null : row['reachable'] === true || row['reachable'] === 1,
+    comfyuiVersion: (row['comfyui_version'] as string | null) ?? null,
+    capabilitiesHash: (row['capabilities_hash'] as string | null) ?? null,
+    lastSeenAt: toDateOrNull(row['last_seen_at']),
   };
 }
 
@@ -28,6 +32,10 @@ function fromPatch(patch: BackendPatch): Record<string, unknown> {
   if (patch.auth !== undefined) row['auth'] = patch.auth === null ? null : JSON.stringify(patch.auth);
   if (patch.retiring !== undefined) row['retiring'] = patch.retiring;
   if (patch.expiresAt !== undefined) row['expires_at'] = msOrNull(patch.expiresAt);
+  if (patch.reachable !== undefined) row['reachable'] = patch.reachable;
+  if (patch.comfyuiVersion !== undefined) row['comfyui_version'] = patch.comfyuiVersion;
+  if (patch.capabilitiesHash !== undefined) row['capabilities_hash'] = patch.capabilitiesHash;
+  if (patch.lastSeenAt !== undefined) row['last_seen_at'] = msOrNull(patch.lastSeenAt);
   return row;
 }
 

@@ -22,6 +22,11 @@ export const BACKENDS_MIGRATION = {
       t.boolean('retiring').notNullable().defaultTo(false);
       t.bigInteger('created_at').notNullable();
       t.bigInteger('expires_at').nullable();
+      // What the instances last saw of it, written when it changes.
+      t.boolean('reachable').nullable();
+      t.string('comfyui_version', 64).nullable();
+      t.string('capabilities_hash', 64).nullable();
+      t.bigInteger('last_seen_at').nullable();
     });
     await db.schema.alterTable('app_versions', (t) => t.text('require_labels').nullable());
     await db.schema.alterTable('runs', (t) => {

@@ -36,6 +36,13 @@ export interface Backend {
   readonly createdAt: Date;
   /** The end of a registration's lease; null for every other source. */
   readonly expiresAt: Date | null;
+  /** What the instances last saw of it (written when it changes): null until one probed it. */
+  readonly reachable: boolean | null;
+  readonly comfyuiVersion: string | null;
+  /** A hash of its `/object_info`: backends that differ show different hashes. */
+  readonly capabilitiesHash: string | null;
+  /** When an instance last saw it answer. */
+  readonly lastSeenAt: Date | null;
 }
 
 export type BackendEvent = 'drain' | 'activate' | 'emptied';

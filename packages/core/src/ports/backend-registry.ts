@@ -13,6 +13,10 @@ export type BackendPatch = Partial<{
   auth: BackendCredentials | null;
   retiring: boolean;
   expiresAt: Date | null;
+  reachable: boolean | null;
+  comfyuiVersion: string | null;
+  capabilitiesHash: string | null;
+  lastSeenAt: Date | null;
 }>;
 
 export interface BackendRegistry {

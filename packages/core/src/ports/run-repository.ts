@@ -53,6 +53,13 @@ export interface FreeBackend {
   readonly lastPlacedAtMs: number | null;
 }
 
+/** What one backend did (see {@link RunRepository.backendUsage}). */
+export interface BackendUsage {
+  readonly runsExecuted: number;
+  readonly gpuSeconds: number;
+  readonly lastAppVersionId: string | null;
+}
+
 export interface ClaimRequest {
   readonly owner: string;
   readonly leaseExpiresAt: Date;
@@ -165,6 +172,11 @@ export interface RunRepository {
   estimateInFlightGpuSeconds(accountId: string): Promise<number>;
   /** Runs each backend holds now (placed there and not finished), by backend id; backends holding none are left out. */
   heldByBackend(): Promise<Map<string, number>>;
+  /**
+   * What each backend did, by backend id: its finished runs (those that ended there) and their
+   * GPU-seconds, and the app version last placed there (its models are probably loaded).
+   */
+  backendUsage(): Promise<Map<string, BackendUsage>>;
   /** Runs failing over now (started, lost by their backend, on no backend yet), oldest first. */
   listFailingOver(limit: number): Promise<Run[]>;
 }

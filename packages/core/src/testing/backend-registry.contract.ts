@@ -18,6 +18,10 @@ function aBackend(overrides: Partial<Backend> = {}): Backend {
     retiring: false,
     createdAt: new Date(T),
     expiresAt: null,
+    reachable: null,
+    comfyuiVersion: null,
+    capabilitiesHash: null,
+    lastSeenAt: null,
     ...overrides,
   };
 }
@@ -42,6 +46,10 @@ export function describeBackendRegistryContract(name: string, setup: () => Promi
         auth: { kind: 'header', name: 'Authorization', value: 'Bearer sëcret' },
         retiring: true,
         expiresAt: new Date(T + 60_000),
+        reachable: true,
+        comfyuiVersion: '0.3.64',
+        capabilitiesHash: 'abc123',
+        lastSeenAt: new Date(T + 1),
       });
       expect(await registry.create(b)).to.equal(true);
       expect(await registry.get(b.id)).to.deep.equal(b);
@@ -74,6 +82,8 @@ export function describeBackendRegistryContract(name: string, setup: () => Promi
       expect(draining).to.deep.equal({ ...b, state: 'draining', labels: { a: 'b' }, depth: 2, expiresAt: new Date(T + 5) });
       expect(await registry.get(b.id)).to.deep.equal(draining);
       expect(await registry.update(b.id, { auth: null, depth: null, retiring: true })).to.deep.equal({ ...draining, retiring: true, depth: null });
+      const seen = { reachable: false, comfyuiVersion: '0.3.65', capabilitiesHash: 'h', lastSeenAt: new Date(T + 9) };
+      expect(await registry.update(b.id, seen)).to.deep.include(seen);
       expect(await registry.update(randomUUID(), { state: 'active' })).to.equal(null);
     });
 

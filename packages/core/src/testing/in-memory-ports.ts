@@ -26,6 +26,7 @@ import { InMemoryWebhookOutbox } from './in-memory-webhook-outbox.js';
 import { InMemoryWebhookSecrets } from './in-memory-webhook-secrets.js';
 import { InMemoryWebhookTransport } from './in-memory-webhook-transport.js';
 import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
+import { InMemoryBackendRegistry } from './in-memory-backend-registry.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
 
@@ -71,5 +72,6 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookSecrets: new InMemoryWebhookSecrets(),
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
     streamSlots: new InMemoryStreamSlots(),
+    backends: new InMemoryBackendRegistry(),
   };
 }

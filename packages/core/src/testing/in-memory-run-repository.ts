@@ -1,5 +1,5 @@
 import { isFailingOver, isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js';
-import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
+import type { BackendUsage, ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
 import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 
@@ -203,6 +203,17 @@ export class InMemoryRunRepository implements RunRepository {
     const held = new Map<string, number>();
     for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
     return held;
+  }
+
+  async backendUsage(): Promise<Map<string, BackendUsage>> {
+    const usage = new Map<string, BackendUsage>();
+    for (const r of this.rows.values()) {
+      if (!r.backendId || !isTerminal(r.status)) continue;
+      const u = usage.get(r.backendId) ?? { runsExecuted: 0, gpuSeconds: 0, lastAppVersionId: null };
+      usage.set(r.backendId, { ...u, runsExecuted: u.runsExecuted + 1, gpuSeconds: u.gpuSeconds + (r.metrics.gpuSeconds ?? 0) });
+    }
+    for (const [id, placed] of this.placed) usage.set(id, { ...(usage.get(id) ?? { runsExecuted: 0, gpuSeconds: 0 }), lastAppVersionId: placed.lastAppVersionId });
+    return usage;
   }
 
   async listFailingOver(limit: number): Promise<Run[]> {

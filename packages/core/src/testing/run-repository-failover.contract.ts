@@ -57,6 +57,18 @@ export function describeRunFailoverCalls(repository: () => RunRepository, aRun: 
       expect([held.get(a), held.get(b)]).to.deep.equal([2, 1]);
     });
 
+    it('tells what each backend did: runs that ended there, their GPU-seconds, the version placed there last', async () => {
+      const runs = repository();
+      const gpu = `gpu-${randomUUID()}`;
+      const ended = (gpuSeconds: number | null, status: Run['status'] = 'succeeded') => aRun({ backendId: gpu, status, finishedAt: at(5000), metrics: { queueMs: 1, runMs: 1, gpuSeconds } });
+      for (const run of [ended(2), ended(3.5, 'failed'), ended(null, 'canceled'), aRun({ backendId: gpu, status: 'running' })]) await runs.create(run);
+      expect((await runs.backendUsage()).get(gpu)).to.deep.include({ runsExecuted: 3, gpuSeconds: 5.5 });
+      const next = aRun({ createdAt: at(1000) });
+      await runs.create(next);
+      await runs.claimMany(request(`${gpu}-2`, false), 1);
+      expect((await runs.backendUsage()).get(`${gpu}-2`)).to.deep.equal({ runsExecuted: 0, gpuSeconds: 0, lastAppVersionId: next.appVersionId });
+    });
+
     it('updates with the guard "on no backend" only a run on none', async () => {
       const runs = repository();
       const placed = aRun({ status: 'running', backendId: 'gpu-x' });

@@ -25,3 +25,5 @@ export { describeStreamSlotsContract } from './stream-slots.contract.js';
 // The pool as data.
 export * from './in-memory-backend-registry.js';
 export { describeBackendRegistryContract } from './backend-registry.contract.js';
+export * from './in-memory-name-resolver.js';
+export { describeNameResolverContract, type NameResolverFixture } from './name-resolver.contract.js';

@@ -44,6 +44,8 @@ import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
+import type { BackendRegistry } from '../ports/backend-registry.js';
+import { ManageBackends } from './pool/manage-backends.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -67,6 +69,8 @@ export interface RunloadPorts {
   readonly webhookSecrets: WebhookSecretRepository;
   readonly webhookTransport: WebhookTransport;
   readonly streamSlots: StreamSlots;
+  // The pool as data.
+  readonly backends: BackendRegistry;
 }
 
 export interface RunloadApi {
@@ -91,6 +95,8 @@ export interface RunloadApi {
   readonly idempotency: IdempotentRequests;
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
+  // The pool as data.
+  readonly backends: ManageBackends;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -121,5 +127,6 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
+    backends: new ManageBackends(p.backends, p.runs, p.clock, p.ids),
   };
 }
