@@ -3,13 +3,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { Timestamp, Uuid } from './primitives.js';
 
+/** The default tiers; the limits file may add more. */
 export const TIERS = ['starter', 'plus', 'max', 'ultra'] as const;
 
 export const Account = Type.Object(
   {
     account_id: Uuid,
     name: Type.String(),
-    tier: Type.Union(TIERS.map((t) => Type.Literal(t))),
+    tier: Type.String({ description: `One of the default tiers (${TIERS.join(', ')}) or one the limits file adds.` }),
     limits: Type.Object(
       {
         general_per_minute: Type.Integer(),

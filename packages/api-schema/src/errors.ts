@@ -24,6 +24,11 @@ export const ERROR_CODES = [
   // Answered by the HTTP server itself, before any route: oversized headers (431), slow headers (408).
   'HEADERS_TOO_LARGE',
   'REQUEST_TIMEOUT',
+  // The admin API.
+  'FORBIDDEN',
+  'ACCOUNT_NOT_FOUND',
+  'KEY_NOT_FOUND',
+  'INVALID_WORKFLOW',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

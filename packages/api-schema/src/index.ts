@@ -10,3 +10,5 @@ export { HEADERS, API_HEADERS, RUN_HEADERS, type HeaderName } from './headers.js
 export { OPERATIONS, COMMON_API_RESPONSES, FALLBACK_RESPONSES, type Operation, type ResponseSpec } from './operations.js';
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 export { checkRequest, type RequestProblem } from './check-request.js';
+export * from './admin.js';
+export { ADMIN_OPERATIONS, COMMON_ADMIN_RESPONSES } from './admin-operations.js';

@@ -11,6 +11,8 @@ import { PlainError, StructuredError, UploadFailure } from './errors.js';
 import { API_HEADERS, HEADERS, RUN_HEADERS, type HeaderName } from './headers.js';
 import { Health } from './health.js';
 import { COMMON_API_RESPONSES, FALLBACK_RESPONSES, OPERATIONS, type Operation, type ResponseSpec } from './operations.js';
+import { COMMON_ADMIN_RESPONSES } from './admin-operations.js';
+import { TierList } from './admin.js';
 import { AppRunBody, RunBody } from './requests.js';
 import { CreatedRun, Run, RunList } from './run.js';
 
@@ -32,6 +34,8 @@ const NAMED: ReadonlyMap<TSchema, string> = new Map<TSchema, string>([
   [UploadFailure, 'UploadFailure'],
   [RunBody, 'RunBody'],
   [AppRunBody, 'AppRunBody'],
+  // The admin API.
+  [TierList, 'TierList'],
 ]);
 
 /** Plain JSON Schema: TypeBox's symbol keys dropped. */
@@ -78,16 +82,19 @@ function parameters(op: Operation): Json[] {
   return params;
 }
 
-function operation(op: Operation, method: 'get' | 'head' | 'post' | 'delete'): Json {
+function operation(op: Operation, method: 'get' | 'head' | 'post' | 'patch' | 'delete'): Json {
   const withBody = method !== 'head';
   const base = op.authenticated ? [...API_HEADERS, ...(op.runLimits ? RUN_HEADERS : [])] : (['X-Request-Id'] as HeaderName[]);
-  const specs = { ...(op.authenticated ? COMMON_API_RESPONSES : {}), ...op.responses };
+  const common = op.adminScope ? COMMON_ADMIN_RESPONSES : op.authenticated ? COMMON_API_RESPONSES : {};
+  const specs = { ...common, ...op.responses };
+  const scopeNote = op.adminScope ? `Needs an admin token with the scope \`${op.adminScope}\`${method === 'get' || method === 'head' ? ' (or `read`)' : ''}, or \`*\`.` : null;
+  const description = [op.description, scopeNote].filter(Boolean).join(' ');
   const out: Json = {
     operationId: method === 'head' ? `${op.operationId}Head` : op.operationId,
     tags: [op.tag],
     summary: method === 'head' ? `${op.summary} (headers only)` : op.summary,
-    ...(op.description ? { description: op.description } : {}),
-    security: op.authenticated ? [{ bearerAuth: [] }] : [],
+    ...(description ? { description } : {}),
+    security: op.adminScope ? [{ adminToken: [] }] : op.authenticated ? [{ bearerAuth: [] }] : [],
     parameters: parameters(op),
     responses: Object.fromEntries(Object.entries(specs).map(([status, spec]) => [status, response(spec, base, withBody)])),
   };
@@ -131,10 +138,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Json {
       { name: 'apps', description: 'The published app versions.' },
       { name: 'account', description: 'Your limits and GPU quota.' },
       { name: 'service', description: 'Health, metrics and this documentation, without a key.' },
+      { name: 'admin', description: "The operator's API: accounts, keys, apps, runs, usage and the audit trail, behind an admin token `rladm_…` with scopes." },
     ],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key `rl_<prefix>_<secret>`.' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key `rl_<prefix>_<secret>`.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token `rladm_<prefix>_<secret>` (made with `runload admin-tokens create`); API keys are refused.' },
+      },
       schemas: Object.fromEntries([...NAMED].map(([schema, name]) => [name, plain(schema)])),
       headers: Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [name, { description: h.description, schema: h.schema }])),
       responses: {

@@ -15,6 +15,7 @@ import { API_HEADERS, RUN_HEADERS, type HeaderName } from './headers.js';
 import { Health } from './health.js';
 import { AppRunBody, AssetListQuery, PageQuery, RunBody, UploadBody } from './requests.js';
 import { CreatedRun, Run, RunList } from './run.js';
+import { ADMIN_OPERATIONS } from './admin-operations.js';
 
 export interface ResponseSpec {
   readonly description: string;
@@ -25,10 +26,12 @@ export interface ResponseSpec {
 
 export interface Operation {
   readonly operationId: string;
-  readonly method: 'get' | 'post' | 'delete';
+  readonly method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI form: `/api/v1/runs/{id}`. */
   readonly path: string;
-  readonly tag: 'runs' | 'assets' | 'apps' | 'account' | 'service';
+  readonly tag: 'runs' | 'assets' | 'apps' | 'account' | 'service' | 'admin';
+  /** An admin operation: behind an admin token with this scope (GETs also with `read`), not an API key. */
+  readonly adminScope?: 'accounts' | 'apps' | 'backends' | 'backends:register' | 'usage';
   readonly summary: string;
   readonly description?: string;
   /** Behind the Bearer key, with the rate-limit headers (every `/api/v1` route). */
@@ -298,6 +301,8 @@ export const OPERATIONS: readonly Operation[] = [
       404: fails('No such asset', ['NOT_FOUND']),
     },
   },
+  // The operator's admin API.
+  ...ADMIN_OPERATIONS,
 ];
 
 /** Errors every `/api/v1` operation may answer besides its own. */

@@ -85,3 +85,10 @@ export * from './use-cases/pool/manage-backends.js';
 export * from './use-cases/pool/pool-follower.js';
 export * from './use-cases/pool/dns-discovery.js';
 export * from './ports/name-resolver.js';
+// The admin API: admin tokens, their authentication and scopes, the audit trail.
+export * from './domain/admin-token.js';
+export * from './domain/audit.js';
+export * from './ports/admin-token-repository.js';
+export * from './ports/audit-log.js';
+export * from './use-cases/authenticate-admin.js';
+export * from './use-cases/admin/manage-admin-tokens.js';

@@ -24,9 +24,9 @@ describe('limits file', () => {
     expect(refusal({ max_queue_second: 60 })).to.equal(
       'limits: unknown field "max_queue_second" (known: general_per_minute, auth_failures_per_minute, max_queue_seconds, max_run_seconds, tiers, retention, max_attempts)',
     );
-    expect(refusal({ tiers: { gold: { runs_per_hour: 5 } } })).to.equal('limits: unknown field in tiers: "gold" (known: starter, plus, max, ultra)');
+    expect(refusal({ tiers: { gold: { runs_per_hour: 5 } } })).to.equal('limits: tiers.gold is a new tier and needs runs_per_minute, gpu_seconds_per_month');
     expect(refusal({ tiers: { plus: { runs_per_hours: 5 } } })).to.equal(
-      'limits: unknown field in tiers.plus: "runs_per_hours" (known: runs_per_minute, runs_per_hour, gpu_seconds_per_month)',
+      'limits: unknown field in tiers.plus: "runs_per_hours" (known: runs_per_minute, runs_per_hour, gpu_seconds_per_month, workflows)',
     );
     expect(refusal({ retention: { output_days: 1 } })).to.equal('limits: unknown field in retention: "output_days" (known: uploads_days, outputs_days)');
   });
@@ -37,5 +37,15 @@ describe('limits file', () => {
     expect(refusal({ max_queue_seconds: 31_536_000 })).to.equal(null);
     expect(refusal({ retention: { uploads_days: 1e308 } })).to.equal('limits: retention.uploads_days must be a positive number of days up to 36500, or null');
     expect(refusal({ tiers: { plus: [] } })).to.equal('limits: tiers.plus must be an object');
+  });
+
+  it('adds a tier with a lower-case name and all three numbers, and takes a per-tier workflows switch', () => {
+    const enterprise = { runs_per_minute: 300, runs_per_hour: 5000, gpu_seconds_per_month: 1_000_000 };
+    const merged = mergeLimits({ tiers: { enterprise, starter: { workflows: false } } });
+    expect(merged.tiers['enterprise']).to.deep.equal({ ...enterprise, workflows: true });
+    expect(merged.tiers['starter']).to.deep.equal({ ...DEFAULT_LIMITS.tiers['starter'], workflows: false });
+    expect(Object.keys(merged.tiers)).to.deep.equal(['starter', 'plus', 'max', 'ultra', 'enterprise']);
+    expect(refusal({ tiers: { Enterprise: enterprise } })).to.match(/tier name "Enterprise" must be lower case/);
+    expect(refusal({ tiers: { gold: { ...enterprise, workflows: 'no' } } })).to.equal('limits: tiers.gold.workflows must be true or false');
   });
 });

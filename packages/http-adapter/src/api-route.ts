@@ -46,7 +46,7 @@ export interface PipelineDeps {
 /** `run` routes add the hour and GPU-quota headers of the run windows. */
 export type RouteKind = 'plain' | 'run';
 
-function bearerToken(event: H3Event): string | null {
+export function bearerToken(event: H3Event): string | null {
   const header = event.req.headers.get('authorization');
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -122,13 +122,13 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
 }
 
 /** Later states of the same window replace earlier ones. */
-function mergeWindows(current: readonly WindowState[], later: readonly WindowState[]): WindowState[] {
+export function mergeWindows(current: readonly WindowState[], later: readonly WindowState[]): WindowState[] {
   const key = (w: WindowState) => `${w.name}:${w.subject}`;
   const map = new Map(current.map((w) => [key(w), w]));
   for (const w of later) map.set(key(w), w);
   return [...map.values()];
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -31,6 +31,8 @@ import { uploadAssetRoute } from './upload-asset-route.js';
 import { idempotentUpload } from './idempotency.js';
 import { runEventsRoute } from './run-events-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
+import { ADMIN_PREFIX, adminPipeline, type AdminRoute } from './admin-route.js';
+import { adminRouteTable } from './admin-routes.js';
 
 export interface HttpAppOptions {
   /** The upload size cap in bytes (CONTRACT 1: `RUNLOAD_MAX_UPLOAD_BYTES`). */
@@ -51,10 +53,12 @@ export interface HttpAppOptions {
   readonly corsOrigins?: readonly string[];
   /** Counts requests and serves `GET /metrics`; without it there is no `/metrics` route. */
   readonly metrics?: HttpMetrics;
+  /** Admin routes served beside the built-in ones (an embedder's own operator routes). */
+  readonly adminRoutes?: readonly AdminRoute[];
 }
 
 interface RouteDef {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly kind: RouteKind;
   readonly handler: (ctx: RouteContext) => Promise<RouteResult>;
@@ -113,6 +117,13 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     },
   });
   app.use(corsMiddleware(options.corsOrigins ?? [], (event) => requestIdOf(event, deps)));
+  const adminRoutes = [...adminRouteTable(api), ...(options.adminRoutes ?? [])];
+  for (const route of adminRoutes) {
+    const handle = adminPipeline(deps, route.scope, route.handler);
+    const full = `${API_PREFIX}${ADMIN_PREFIX}${route.path}`;
+    app.on(route.method, full, (event) => handle(event));
+    if (route.method === 'GET') app.on('HEAD', full, async (event) => withoutBody(await handle(event)));
+  }
   for (const route of routes) {
     const handle = apiRoute(deps, route.kind, route.handler);
     app.on(route.method, `${API_PREFIX}${route.path}`, (event) => handle(event));
@@ -144,7 +155,10 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     app.on('HEAD', '/metrics', async (event) => withoutBody(await serveMetrics(event)));
   }
 
-  const matchers = routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) }));
+  const matchers = [
+    ...routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) })),
+    ...adminRoutes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${ADMIN_PREFIX}${r.path}`) })),
+  ];
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;
     const allowed = [...new Set(matchers.filter((m) => m.regex.test(path)).flatMap((m) => (m.method === 'GET' ? ['GET', 'HEAD'] : [m.method])))];
@@ -157,7 +171,13 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const apiFallback = apiRoute(deps, 'plain', async (ctx) => {
     throw routeError(ctx.event);
   });
+  // Under /api/v1/admin, an admin token is asked for instead of an API key.
+  const adminFallback = adminPipeline(deps, null, async (ctx) => {
+    throw routeError(ctx.event);
+  });
+  const adminBase = `${API_PREFIX}${ADMIN_PREFIX}`;
   app.all('/**', (event: H3Event) => {
+    if (event.url.pathname.startsWith(`${adminBase}/`) || event.url.pathname === adminBase) return adminFallback(event);
     if (event.url.pathname.startsWith(`${API_PREFIX}/`) || event.url.pathname === API_PREFIX) return apiFallback(event);
     const response = errorResponse(routeError(event));
     return jsonResponse(response.status, response.body, { 'X-Request-Id': requestIdOf(event, deps), ...response.headers });

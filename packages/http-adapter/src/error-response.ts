@@ -46,6 +46,11 @@ const STATUS: Record<CoreErrorCode, number> = {
   BACKEND_EXISTS: 409,
   BACKEND_BUSY: 409,
   INTERNAL_ERROR: 500,
+  // The admin API.
+  MISSING_ADMIN_TOKEN: 401,
+  INVALID_ADMIN_TOKEN: 401,
+  FORBIDDEN: 403,
+  ADMIN_TOKEN_NOT_FOUND: 404,
 };
 
 /** Seconds a client should wait when the database is unreachable. */
@@ -75,6 +80,8 @@ export function errorResponse(error: unknown): ErrorResponse {
   switch (error.code) {
     case 'MISSING_API_KEY':
     case 'INVALID_API_KEY':
+    case 'MISSING_ADMIN_TOKEN':
+    case 'INVALID_ADMIN_TOKEN':
       headers['WWW-Authenticate'] = 'Bearer';
       return { status, body: { error: error.message }, headers };
     case 'ACCOUNT_SUSPENDED':

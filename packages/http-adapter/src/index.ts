@@ -6,3 +6,5 @@ export { presentBackend } from './presenters.js';
 export type { HttpMetrics } from './http-metrics.js';
 export { HttpWebhookTransport, webhookPayload, WEBHOOK_TIMEOUT_MS, type HttpWebhookTransportOptions } from './http-webhook-transport.js';
 export { isPrivateAddress } from './webhook-address.js';
+export { adminPipeline, ADMIN_PREFIX, type AdminRoute, type AdminRouteContext, type AdminMethod } from './admin-route.js';
+export type { RouteResult } from './api-route.js';

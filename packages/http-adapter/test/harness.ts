@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRunloadApi, mergeLimits, type Executor, type Logger, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
-import { createHttpApp, startHttpServer, type RunningHttpServer } from '@runload/http-adapter';
+import { createHttpApp, startHttpServer, type AdminRoute, type RunningHttpServer } from '@runload/http-adapter';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
 
 /** Every response a suite receives is checked against the OpenAPI document. */
@@ -52,6 +52,7 @@ export async function makeHarness(
     health?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
     corsOrigins?: string[];
     log?: Logger;
+    adminRoutes?: AdminRoute[];
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
@@ -78,6 +79,7 @@ export async function makeHarness(
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     health: options.health ?? (async () => ({ ok: true, database: { ok: true } })),
     log: options.log ?? (() => undefined),
+    ...(options.adminRoutes ? { adminRoutes: options.adminRoutes } : {}),
   });
   let server: RunningHttpServer | null = null;
   if (transport === 'node') server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { Container, ContainerModule } from 'inversify';
 import {
   ACCOUNT_REPOSITORY,
+  ADMIN_TOKEN_REPOSITORY,
+  AUDIT_LOG,
   API_KEY_REPOSITORY,
   APP_VERSION_REPOSITORY,
   ASSET_REPOSITORY,
@@ -83,6 +85,8 @@ const PORT_TOKENS = {
   clock: CLOCK,
   ids: ID_GENERATOR,
   backends: BACKEND_REGISTRY,
+  adminTokens: ADMIN_TOKEN_REPOSITORY,
+  auditLog: AUDIT_LOG,
 } as const satisfies Record<Exclude<keyof RunloadPorts, keyof IntegrationPorts>, symbol>;
 
 /** Idempotency keys, the webhook outbox and secrets, their transport and the stream slots, on the database. */

@@ -11,6 +11,7 @@ import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
 import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
 import { WAITING_RUNS_MIGRATION } from './migration-waiting-runs.js';
 import { BACKENDS_MIGRATION } from './migration-backends.js';
+import { ADMIN_MIGRATION } from './migration-admin.js';
 
 interface Migration {
   readonly name: string;
@@ -109,6 +110,7 @@ const MIGRATIONS: readonly Migration[] = [
   ASSETS_RETENTION_MIGRATION,
   WAITING_RUNS_MIGRATION,
   BACKENDS_MIGRATION,
+  ADMIN_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

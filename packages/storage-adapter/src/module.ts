@@ -14,6 +14,8 @@ import {
   BLOB_STORE,
   GPU_LEDGER,
   RUN_REPOSITORY,
+  ADMIN_TOKEN_REPOSITORY,
+  AUDIT_LOG,
 } from '@runload/core';
 import type { Knex } from 'knex';
 import { KnexAccountRepository } from './knex-account-repository.js';
@@ -24,6 +26,8 @@ import { KnexBackendRegistry } from './knex-backend-registry.js';
 import { KnexGpuLedger } from './knex-gpu-ledger.js';
 import { KnexRunRepository } from './knex-run-repository.js';
 import { LocalBlobStore } from './local-blob-store.js';
+import { KnexAdminTokenRepository } from './knex-admin-token-repository.js';
+import { KnexAuditLog } from './knex-audit-log.js';
 import { migrate } from './migrations.js';
 import { openDatabase, type DatabaseConfig } from './open-database.js';
 
@@ -57,6 +61,8 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
     // The pool as data.
     repository(BACKEND_REGISTRY, (db) => new KnexBackendRegistry(db));
+    repository(ADMIN_TOKEN_REPOSITORY, (db) => new KnexAdminTokenRepository(db));
+    repository(AUDIT_LOG, (db) => new KnexAuditLog(db));
   });
 }
 

@@ -13,6 +13,8 @@ import {
   describeRunRepositoryContract,
   describeWebhookOutboxContract,
   STORAGE_CONTRACT_PARENTS,
+  describeAdminTokenRepositoryContract,
+  describeAuditLogContract,
 } from '@runload/core/testing';
 import {
   KnexAccountRepository,
@@ -26,6 +28,9 @@ import {
   KnexStreamSlots,
   KnexRunRepository,
   KnexWebhookOutbox,
+  KnexAdminTokenRepository,
+  KnexAuditLog,
+  insertAuditEntry,
 } from '@runload/storage-adapter';
 import { TEST_DATABASES, useDatabase } from './databases.js';
 
@@ -33,6 +38,7 @@ const T = Date.UTC(2026, 0, 1);
 
 /** Empties every table and creates the rows the contracts point at. */
 async function reset(db: Knex): Promise<Knex> {
+  for (const table of ['admin_tokens', 'audit_log']) await db(table).delete();
   for (const table of ['idempotency_keys', 'webhook_outbox', 'webhook_secrets', 'event_stream_slots']) await db(table).delete();
   for (const table of ['backends', 'maintenance_leases', 'blob_locks', 'gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
   for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
@@ -69,5 +75,13 @@ for (const [name, open] of TEST_DATABASES) {
     });
     describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
     describeBackendRegistryContract(name, async () => ({ subject: new KnexBackendRegistry(await fresh()) }));
+    describeAdminTokenRepositoryContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexAdminTokenRepository(db), audit: new KnexAuditLog(db) };
+    });
+    describeAuditLogContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexAuditLog(db), record: (entry) => insertAuditEntry(db, entry) };
+    });
   });
 }

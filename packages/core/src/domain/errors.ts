@@ -61,7 +61,16 @@ export type CoreErrorCode =
   /** The backend still holds runs: drain it first, or remove it with force. */
   | 'BACKEND_BUSY'
   /** Anything else: a bug. */
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // The admin API.
+  /** No admin token was presented on an admin route. */
+  | 'MISSING_ADMIN_TOKEN'
+  /** The admin token is malformed, unknown or revoked (an API key included). */
+  | 'INVALID_ADMIN_TOKEN'
+  /** A valid admin token without the scope the route needs; the message names the scope. */
+  | 'FORBIDDEN'
+  /** No admin token with that id (operator commands). */
+  | 'ADMIN_TOKEN_NOT_FOUND';
 
 /** One bad field of a request, as reported in `details`. */
 export interface ErrorDetail {

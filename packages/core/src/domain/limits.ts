@@ -2,12 +2,15 @@
  * Limit configuration (SPEC 8.2, 8.3; CONTRACT 6) and the fixed windows derived from it.
  * @module
  */
-import { TIERS, type Tier } from './tier.js';
+import { CoreError } from './errors.js';
+import { TIER_NAME, TIERS, type Tier } from './tier.js';
 
 export interface TierLimits {
   readonly runs_per_minute: number;
   readonly runs_per_hour: number;
   readonly gpu_seconds_per_month: number;
+  /** Whether accounts of this tier may submit raw workflow graphs (default true). */
+  readonly workflows: boolean;
 }
 
 export interface LimitsConfig {
@@ -15,6 +18,7 @@ export interface LimitsConfig {
   readonly auth_failures_per_minute: number;
   readonly max_queue_seconds: number;
   readonly max_run_seconds: number;
+  /** Every tier by name: the four defaults and those the limits file adds. */
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
   readonly retention: RetentionConfig;
   /** Dispatches a run may have in all when its backends are lost after it started (failover); 1 turns failover off. */
@@ -33,10 +37,10 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   max_queue_seconds: 3600,
   max_run_seconds: 1800,
   tiers: {
-    starter: { runs_per_minute: 10, runs_per_hour: 100, gpu_seconds_per_month: 3600 },
-    plus: { runs_per_minute: 20, runs_per_hour: 200, gpu_seconds_per_month: 18000 },
-    max: { runs_per_minute: 30, runs_per_hour: 300, gpu_seconds_per_month: 36000 },
-    ultra: { runs_per_minute: 90, runs_per_hour: 900, gpu_seconds_per_month: 108000 },
+    starter: { runs_per_minute: 10, runs_per_hour: 100, gpu_seconds_per_month: 3600, workflows: true },
+    plus: { runs_per_minute: 20, runs_per_hour: 200, gpu_seconds_per_month: 18000, workflows: true },
+    max: { runs_per_minute: 30, runs_per_hour: 300, gpu_seconds_per_month: 36000, workflows: true },
+    ultra: { runs_per_minute: 90, runs_per_hour: 900, gpu_seconds_per_month: 108000, workflows: true },
   },
   retention: { uploads_days: 7, outputs_days: 30 },
   max_attempts: 3,
@@ -50,7 +54,8 @@ export const MAX_RETENTION_DAYS = 36_500;
 const LIMIT_FIELDS = ['general_per_minute', 'auth_failures_per_minute', 'max_queue_seconds', 'max_run_seconds', 'tiers', 'retention', 'max_attempts'];
 /** More attempts than this would only hide a broken pool. */
 const MAX_ATTEMPTS = 100;
-const TIER_FIELDS = ['runs_per_minute', 'runs_per_hour', 'gpu_seconds_per_month'];
+const TIER_NUMBERS = ['runs_per_minute', 'runs_per_hour', 'gpu_seconds_per_month'] as const;
+const TIER_FIELDS = [...TIER_NUMBERS, 'workflows'];
 const RETENTION_FIELDS = ['uploads_days', 'outputs_days'];
 
 /** A misspelt field would be ignored and its default kept without a word: refused instead. */
@@ -73,23 +78,7 @@ export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMIT
     if (v > max) throw new TypeError(`limits: ${name} must be at most ${max}`);
     return v;
   };
-  const tiersIn = (p['tiers'] ?? {}) as Record<string, unknown>;
-  if (typeof tiersIn !== 'object' || tiersIn === null || Array.isArray(tiersIn)) throw new TypeError('limits: tiers must be an object');
-  refuseUnknown(tiersIn, TIERS, 'in tiers: ');
-  const tiers = {} as Record<Tier, TierLimits>;
-  for (const tier of TIERS) {
-    const t = (tiersIn[tier] ?? {}) as Record<string, unknown>;
-    if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new TypeError(`limits: tiers.${tier} must be an object`);
-    refuseUnknown(t, TIER_FIELDS, `in tiers.${tier}: `);
-    const baseTier = base.tiers[tier];
-    const field = (name: keyof TierLimits): number => {
-      const v = t[name];
-      if (v === undefined) return baseTier[name];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`limits: tiers.${tier}.${name} must be a non-negative number`);
-      return v;
-    };
-    tiers[tier] = { runs_per_minute: field('runs_per_minute'), runs_per_hour: field('runs_per_hour'), gpu_seconds_per_month: field('gpu_seconds_per_month') };
-  }
+  const tiers = mergeTiers(p['tiers'] ?? {}, base.tiers);
   return {
     general_per_minute: num('general_per_minute', base.general_per_minute),
     auth_failures_per_minute: num('auth_failures_per_minute', base.auth_failures_per_minute),
@@ -105,6 +94,51 @@ function attempts(raw: unknown, fallback: number): number {
   if (raw === undefined) return fallback;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_ATTEMPTS) throw new TypeError(`limits: max_attempts must be a whole number from 1 to ${MAX_ATTEMPTS}`);
   return raw;
+}
+
+/**
+ * The default tiers take the fields a file sets; a tier the file adds needs a lower-case name and
+ * all three numbers. `workflows` is optional everywhere (default true).
+ */
+function mergeTiers(raw: unknown, base: Readonly<Record<Tier, TierLimits>>): Record<Tier, TierLimits> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new TypeError('limits: tiers must be an object');
+  const tiersIn = raw as Record<string, unknown>;
+  const tiers: Record<Tier, TierLimits> = { ...base };
+  for (const tier of new Set([...TIERS, ...Object.keys(tiersIn)])) {
+    const t = (tiersIn[tier] ?? {}) as Record<string, unknown>;
+    if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new TypeError(`limits: tiers.${tier} must be an object`);
+    const baseTier = Object.hasOwn(base, tier) ? base[tier] : undefined;
+    if (!baseTier) {
+      if (!TIER_NAME.test(tier)) throw new TypeError(`limits: tier name ${JSON.stringify(tier)} must be lower case: a letter, then letters, digits, - or _ (32 at most)`);
+      const missing = TIER_NUMBERS.filter((f) => t[f] === undefined);
+      if (missing.length > 0) throw new TypeError(`limits: tiers.${tier} is a new tier and needs ${missing.join(', ')}`);
+    }
+    refuseUnknown(t, TIER_FIELDS, `in tiers.${tier}: `);
+    const field = (name: (typeof TIER_NUMBERS)[number]): number => {
+      const v = t[name];
+      if (v === undefined) return (baseTier as TierLimits)[name];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`limits: tiers.${tier}.${name} must be a non-negative number`);
+      return v;
+    };
+    const workflows = t['workflows'] ?? baseTier?.workflows ?? true;
+    if (typeof workflows !== 'boolean') throw new TypeError(`limits: tiers.${tier}.workflows must be true or false`);
+    tiers[tier] = { runs_per_minute: field('runs_per_minute'), runs_per_hour: field('runs_per_hour'), gpu_seconds_per_month: field('gpu_seconds_per_month'), workflows };
+  }
+  return tiers;
+}
+
+/**
+ * The limits of an account's tier. An account left on a tier the limits file no longer defines
+ * gets the starter tier's limits rather than none.
+ */
+export function tierLimitsOf(limits: LimitsConfig, tier: Tier): TierLimits {
+  return limits.tiers[tier] ?? (limits.tiers['starter'] as TierLimits);
+}
+
+/** The tier name itself when it is defined. @throws CoreError INVALID_REQUEST listing the defined tiers */
+export function requireTier(limits: LimitsConfig, tier: unknown): Tier {
+  if (typeof tier === 'string' && Object.hasOwn(limits.tiers, tier)) return tier;
+  throw new CoreError('INVALID_REQUEST', `Unknown tier ${JSON.stringify(tier)}: use one of ${Object.keys(limits.tiers).join(', ')}`);
 }
 
 function mergeRetention(raw: unknown, base: RetentionConfig): RetentionConfig {
@@ -156,4 +190,6 @@ export const WINDOW = {
   runMinute: 'run-minute',
   runHour: 'run-hour',
   authFailures: 'auth-failures',
+  /** An admin token's own general window. */
+  adminGeneral: 'admin-general',
 } as const;

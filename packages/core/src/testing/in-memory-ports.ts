@@ -29,6 +29,8 @@ import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
 import { InMemoryBackendRegistry } from './in-memory-backend-registry.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
+import { InMemoryAuditLog } from './in-memory-audit-log.js';
+import { InMemoryAdminTokenRepository } from './in-memory-admin-token-repository.js';
 
 export interface InMemoryPortsOptions {
   readonly clock?: Clock;
@@ -47,11 +49,13 @@ export type InMemoryPorts = RunloadPorts & {
   readonly gpuLedger: InMemoryGpuLedger;
   readonly limiter: InMemoryRateLimiter;
   readonly webhookOutbox: InMemoryWebhookOutbox;
+  readonly auditLog: InMemoryAuditLog;
 };
 
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
   const runs = new InMemoryRunRepository();
+  const auditLog = new InMemoryAuditLog();
   return {
     accounts: new InMemoryAccountRepository(),
     apiKeys: new InMemoryApiKeyRepository(),
@@ -73,5 +77,7 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
     streamSlots: new InMemoryStreamSlots(),
     backends: new InMemoryBackendRegistry(),
+    adminTokens: new InMemoryAdminTokenRepository(auditLog),
+    auditLog,
   };
 }

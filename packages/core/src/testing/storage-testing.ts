@@ -27,3 +27,6 @@ export * from './in-memory-backend-registry.js';
 export { describeBackendRegistryContract } from './backend-registry.contract.js';
 export * from './in-memory-name-resolver.js';
 export { describeNameResolverContract, type NameResolverFixture } from './name-resolver.contract.js';
+export * from './in-memory-audit-log.js';
+export * from './in-memory-admin-token-repository.js';
+export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';

@@ -1,5 +1,5 @@
 import type { Account } from '../domain/account.js';
-import type { LimitsConfig, TierLimits } from '../domain/limits.js';
+import { tierLimitsOf, type LimitsConfig, type TierLimits } from '../domain/limits.js';
 import type { Principal } from './principal.js';
 import type { GpuQuotaState, RunAdmission } from './run-admission.js';
 
@@ -19,6 +19,6 @@ export class GetAccountOverview {
   async execute(principal: Principal): Promise<AccountOverview> {
     const { account } = principal;
     const quota = await this.admission.quota(account);
-    return { account, limits: { general_per_minute: this.limits.general_per_minute, ...this.limits.tiers[account.tier] }, quota };
+    return { account, limits: { general_per_minute: this.limits.general_per_minute, ...tierLimitsOf(this.limits, account.tier) }, quota };
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Account } from '../domain/account.js';
 import { CoreError } from '../domain/errors.js';
-import { monthBounds, WINDOW, type LimitsConfig } from '../domain/limits.js';
+import { monthBounds, tierLimitsOf, WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
 import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
@@ -73,7 +73,7 @@ export class RunAdmission {
     const decision = await this.limiter.consume(this.windows(account));
     if (!decision.allowed) {
       const hourly = decision.windows.find((w) => w.exhausted && w.period === 'hour');
-      const tier = this.limits.tiers[account.tier];
+      const tier = tierLimitsOf(this.limits, account.tier);
       const what = hourly ? `${tier.runs_per_hour} runs per hour` : `${tier.runs_per_minute} runs per minute`;
       throw new CoreError('RATE_LIMITED', `Rate limit exceeded: ${what} for the ${account.tier} tier`, {
         retryAfterSeconds: decision.retryAfterSeconds,
@@ -90,7 +90,7 @@ export class RunAdmission {
 
   async quota(account: Account): Promise<GpuQuotaState> {
     const { start, end } = monthBounds(this.clock.now());
-    const limit = this.limits.tiers[account.tier].gpu_seconds_per_month;
+    const limit = tierLimitsOf(this.limits, account.tier).gpu_seconds_per_month;
     const [used, inFlight] = await Promise.all([
       this.ledger.usedSeconds(account.id, start, end),
       this.runs.estimateInFlightGpuSeconds(account.id),
@@ -99,7 +99,7 @@ export class RunAdmission {
   }
 
   private windows(account: Account): WindowSpec[] {
-    const tier = this.limits.tiers[account.tier];
+    const tier = tierLimitsOf(this.limits, account.tier);
     return [
       { name: WINDOW.runMinute, subject: account.id, period: 'minute', limit: tier.runs_per_minute },
       { name: WINDOW.runHour, subject: account.id, period: 'hour', limit: tier.runs_per_hour },

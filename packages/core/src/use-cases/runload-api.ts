@@ -46,6 +46,10 @@ import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
 import type { BackendRegistry } from '../ports/backend-registry.js';
 import { ManageBackends } from './pool/manage-backends.js';
+import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
+import type { AuditLog } from '../ports/audit-log.js';
+import { AuthenticateAdmin } from './authenticate-admin.js';
+import { ManageAdminTokens } from './admin/manage-admin-tokens.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -71,6 +75,9 @@ export interface RunloadPorts {
   readonly streamSlots: StreamSlots;
   // The pool as data.
   readonly backends: BackendRegistry;
+  // The admin API.
+  readonly adminTokens: AdminTokenRepository;
+  readonly auditLog: AuditLog;
 }
 
 export interface RunloadApi {
@@ -97,6 +104,9 @@ export interface RunloadApi {
   readonly runStreams: RunStreams;
   // The pool as data.
   readonly backends: ManageBackends;
+  // The admin API.
+  readonly authenticateAdmin: AuthenticateAdmin;
+  readonly adminTokens: ManageAdminTokens;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -121,12 +131,14 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     describeAppVersion: new DescribeAppVersion(appVersions),
     listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
-    accounts: new ManageAccounts(p.accounts, p.clock, p.ids),
+    accounts: new ManageAccounts(p.accounts, p.clock, p.ids, limits),
     apiKeys: new ManageApiKeys(p.apiKeys, p.accounts, p.clock, p.ids),
     apps: new ManageApps(appVersions, p.nodeCatalog, p.clock, p.ids),
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
     backends: new ManageBackends(p.backends, p.runs, p.clock, p.ids),
+    authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
+    adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CoreError, parseLabels, type RunloadApi } from '@runload/core';
+import { CLI_AUTHOR, CoreError, parseLabels, type AdminToken, type RunloadApi } from '@runload/core';
 import { runBackendCommand } from './backend-commands.js';
 import { UsageError } from './usage-error.js';
 import { presentAccount, presentAppVersion } from './present.js';
@@ -119,9 +119,41 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
     case 'backends activate':
     case 'backends remove':
       return runBackendCommand(api, action as string, rest, flags);
+    // Admin tokens for the admin API.
+    case 'admin-tokens create': {
+      const scopes = flag(flags, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+      const issued = await api.adminTokens.create(flag(flags, 'name'), scopes, CLI_AUTHOR);
+      return {
+        json: { token_id: issued.token.id, token: issued.secret, name: issued.token.name, scopes: issued.token.scopes },
+        text: `admin token ${issued.token.id} "${issued.token.name}" scopes=${issued.token.scopes.join(',')}\n${issued.secret}\n(shown once: store it now)`,
+      };
+    }
+    case 'admin-tokens list': {
+      const tokens = (await api.adminTokens.list()).map(presentAdminToken);
+      return {
+        json: { tokens },
+        text: tokens.map((t) => `${t.token_id} rladm_${t.prefix}_… ${t.name} scopes=${t.scopes.join(',')}${t.revoked_at ? ` revoked ${t.revoked_at}` : ''}`).join('\n'),
+      };
+    }
+    case 'admin-tokens revoke': {
+      const token = await api.adminTokens.revoke(arg(rest, 0, 'TOKEN_ID'), CLI_AUTHOR);
+      return { json: { token_id: token.id, revoked: true }, text: `admin token ${token.id} revoked` };
+    }
     default:
       throw new UsageError(`unknown command "${words.join(' ')}"`);
   }
+}
+
+function presentAdminToken(t: AdminToken) {
+  return {
+    token_id: t.id,
+    name: t.name,
+    scopes: [...t.scopes],
+    prefix: t.prefix,
+    created_at: t.createdAt.toISOString(),
+    last_used_at: t.lastUsedAt?.toISOString() ?? null,
+    revoked_at: t.revokedAt?.toISOString() ?? null,
+  };
 }
 
 export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec runload … or pnpm cli …)
@@ -141,5 +173,9 @@ export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec
   backends add URL [--label k=v]… [--depth N] [--auth-header 'Name: value' | --basic-auth user:password]
   backends drain ID|URL | backends activate ID|URL
   backends remove ID|URL [--force]              --force: runs it holds are dispatched again
+  admin-tokens create --name NAME --scopes S[,S]   prints the admin token (shown once); scopes:
+                                                accounts, apps, backends, backends:register, usage, read, *
+  admin-tokens list                             ids, names, scopes, prefixes, last use (never secrets)
+  admin-tokens revoke TOKEN_ID
 
 Configuration comes from RUNLOAD_* environment variables (see README).`;

@@ -32,6 +32,7 @@ async function main(argv: readonly string[]): Promise<number> {
       'auth-header': { type: 'string' },
       'basic-auth': { type: 'string' },
       require: { type: 'string' },
+      scopes: { type: 'string' },
     },
   });
   const json = values.json === true;

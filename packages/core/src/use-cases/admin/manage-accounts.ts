@@ -1,7 +1,7 @@
 /** Operator commands on accounts (the CLI). Changes take effect on the next request. */
 import type { Account } from '../../domain/account.js';
 import { CoreError } from '../../domain/errors.js';
-import { isTier, TIERS, type Tier } from '../../domain/tier.js';
+import { requireTier, type LimitsConfig } from '../../domain/limits.js';
 import type { AccountPatch, AccountRepository } from '../../ports/account-repository.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/id-generator.js';
@@ -11,12 +11,13 @@ export class ManageAccounts {
     private readonly accounts: AccountRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly limits: LimitsConfig,
   ) {}
 
   /** @throws CoreError INVALID_REQUEST for an empty name or unknown tier */
   async create(name: string, tier: string): Promise<Account> {
     if (name.trim().length === 0) throw new CoreError('INVALID_REQUEST', 'An account needs a non-empty --name');
-    const account: Account = { id: this.ids.uuid(), name: name.trim(), tier: requireTier(tier), status: 'active', createdAt: this.clock.now() };
+    const account: Account = { id: this.ids.uuid(), name: name.trim(), tier: requireTier(this.limits, tier), status: 'active', createdAt: this.clock.now() };
     await this.accounts.create(account);
     return account;
   }
@@ -30,7 +31,7 @@ export class ManageAccounts {
   }
 
   setTier(id: string, tier: string): Promise<Account> {
-    return this.patch(id, { tier: requireTier(tier) });
+    return this.patch(id, { tier: requireTier(this.limits, tier) });
   }
 
   list(): Promise<Account[]> {
@@ -42,9 +43,4 @@ export class ManageAccounts {
     if (!account) throw new CoreError('ACCOUNT_NOT_FOUND', `Account ${id} not found`);
     return account;
   }
-}
-
-function requireTier(tier: string): Tier {
-  if (!isTier(tier)) throw new CoreError('INVALID_REQUEST', `Unknown tier "${tier}": use one of ${TIERS.join(', ')}`);
-  return tier;
 }
