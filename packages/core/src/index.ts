@@ -84,6 +84,7 @@ export * from './ports/backend-registry.js';
 export * from './use-cases/pool/manage-backends.js';
 export * from './use-cases/pool/pool-follower.js';
 export * from './use-cases/pool/dns-discovery.js';
+export * from './use-cases/pool/pool-overview.js';
 export * from './ports/name-resolver.js';
 // The admin API: admin tokens, their authentication and scopes, the audit trail.
 export * from './domain/admin-token.js';

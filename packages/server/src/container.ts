@@ -34,6 +34,7 @@ import {
   type BackendRegistry,
   type Clock,
   type Executor,
+  type RunloadApi,
   type RunloadPorts,
   type RunRepository,
 } from '@runload/core';
@@ -143,7 +144,11 @@ function executorModule(executor: Executor, config: RunloadConfig): ContainerMod
 
 export function buildContainer(config: RunloadConfig, options: ContainerOptions): Container {
   const container = new Container({ defaultScope: 'Singleton' });
-  const metrics = createMetrics({ db: () => container.getAsync(DATABASE), executor: () => container.getAsync(EXECUTOR) });
+  const metrics = createMetrics({
+    db: () => container.getAsync(DATABASE),
+    executor: () => container.getAsync(EXECUTOR),
+    pool: async () => (await container.getAsync<RunloadApi>(RUNLOAD_API)).poolOverview,
+  });
   container.load(
     coreModule(config, options, metrics),
     storageModule({ url: config.databaseUrl, dataDir: config.dataDir }),

@@ -46,6 +46,7 @@ import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
 import type { BackendRegistry } from '../ports/backend-registry.js';
 import { ManageBackends } from './pool/manage-backends.js';
+import { PoolOverview } from './pool/pool-overview.js';
 import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
 import type { AuditLog } from '../ports/audit-log.js';
 import { AuthenticateAdmin } from './authenticate-admin.js';
@@ -104,6 +105,7 @@ export interface RunloadApi {
   readonly runStreams: RunStreams;
   // The pool as data.
   readonly backends: ManageBackends;
+  readonly poolOverview: PoolOverview;
   // The admin API.
   readonly authenticateAdmin: AuthenticateAdmin;
   readonly adminTokens: ManageAdminTokens;
@@ -137,8 +139,14 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     idempotency: new IdempotentRequests(p.idempotency, p.clock),
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids),
-    backends: new ManageBackends(p.backends, p.runs, p.clock, p.ids),
+    ...poolUseCases(p),
     authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
     adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
   };
+}
+
+/** The pool's use cases on the ports. */
+function poolUseCases(p: RunloadPorts): Pick<RunloadApi, 'backends' | 'poolOverview'> {
+  const backends = new ManageBackends(p.backends, p.runs, p.clock, p.ids);
+  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor) };
 }
