@@ -11,4 +11,5 @@ export { OPERATIONS, COMMON_API_RESPONSES, FALLBACK_RESPONSES, type Operation, t
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 export { checkRequest, type RequestProblem } from './check-request.js';
 export * from './admin.js';
+export * from './backend.js';
 export { ADMIN_OPERATIONS, COMMON_ADMIN_RESPONSES } from './admin-operations.js';

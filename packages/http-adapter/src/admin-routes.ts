@@ -6,9 +6,11 @@
 import type { RunloadApi } from '@runload/core';
 import type { AdminRoute } from './admin-route.js';
 import { tierAdminRoutes } from './admin-tier-routes.js';
+import { backendAdminRoutes } from './admin-backend-routes.js';
 
 export function adminRouteTable(api: RunloadApi): AdminRoute[] {
   return [
     ...tierAdminRoutes(api),
+    ...backendAdminRoutes(api),
   ];
 }
