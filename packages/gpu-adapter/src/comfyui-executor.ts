@@ -114,7 +114,8 @@ export class ComfyUiExecutor implements Executor {
       capabilitiesHash: b.capabilitiesHash,
       lastSeenAtMs: b.lastSeenAtMs,
     }));
-    return { available: [...this.members.values()].some((m) => m.backend.healthy && m.accepting), backends };
+    // A reachable backend that drains still counts: runs created meanwhile wait for capacity.
+    return { available: [...this.members.values()].some((m) => m.backend.healthy), backends };
   }
 
   placement(): readonly BackendPlacement[] {
