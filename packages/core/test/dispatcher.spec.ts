@@ -116,7 +116,16 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
     return run;
   };
   const sentTimes = (id: string) => backend.submitted.filter((j) => j.runId === id).length;
-  return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, logs, sentTimes };
+  /** Starts dispatching; a run is sent and started on its backend, and stays running. */
+  const startedRun = async () => {
+    await a.dispatcher.start();
+    const run = await create();
+    await a.dispatcher.idle();
+    backend.start(run.id, w.clock.nowMs());
+    await a.dispatcher.idle();
+    return run;
+  };
+  return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
 }
 
 describe('Dispatcher', () => {
@@ -529,11 +538,7 @@ describe('Dispatcher', () => {
 
   it('fails over a run its backend forgot after it started: dispatched again, succeeded with attempts 2, charged for the finishing attempt only', async () => {
     const t = await setup();
-    await t.a.dispatcher.start();
-    const run = await t.create();
-    await t.a.dispatcher.idle();
-    t.backend.start(run.id, t.w.clock.nowMs());
-    await t.a.dispatcher.idle();
+    const run = await t.startedRun();
     expect((await t.get(run.id)).startedAt).to.not.equal(null);
     const started = (await t.get(run.id)).startedAt;
     t.backend.forget(run.id);
@@ -553,14 +558,12 @@ describe('Dispatcher', () => {
 
   it('fails a run BACKEND_LOST once every one of its attempts was lost', async () => {
     const t = await setup({ maxAttempts: 2 });
-    await t.a.dispatcher.start();
-    const run = await t.create();
-    for (let attempt = 1; attempt <= 2; attempt += 1) {
-      await t.a.dispatcher.idle();
-      t.backend.start(run.id, t.w.clock.nowMs());
-      await t.a.dispatcher.idle();
-      t.backend.forget(run.id);
-    }
+    const run = await t.startedRun();
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    t.backend.forget(run.id);
     await t.a.dispatcher.idle();
     const lost = await t.get(run.id);
     expect([lost.status, lost.error?.code, lost.attempts, lost.metrics.gpuSeconds]).to.deep.equal(['failed', 'BACKEND_LOST', 2, null]);
@@ -570,12 +573,8 @@ describe('Dispatcher', () => {
 
   it('cancels a run failing over at once: a cancel wins over a failover', async () => {
     const t = await setup();
+    const run = await t.startedRun();
     // No backend takes the run again while it fails over.
-    await t.a.dispatcher.start();
-    const run = await t.create();
-    await t.a.dispatcher.idle();
-    t.backend.start(run.id, t.w.clock.nowMs());
-    await t.a.dispatcher.idle();
     t.backend.available = false;
     t.backend.forget(run.id);
     await t.a.dispatcher.idle();

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
@@ -67,7 +68,11 @@ type Backend = { backend_id: string; url: string; state: string; held: number; l
     a = await startFakeComfyUI({ executionMs: 300 });
     c = await startFakeComfyUI({ executionMs: 300 });
     b = await fakeProcess(2500);
+    // Polls from every test share one minute window: the general limit must not be what a test meets.
+    const limitsFile = path.join(data.dir, 'limits.json');
+    writeFileSync(limitsFile, JSON.stringify({ general_per_minute: 100_000 }));
     env = {
+      RUNLOAD_LIMITS_FILE: limitsFile,
       RUNLOAD_DATA_DIR: data.dir,
       RUNLOAD_DATABASE_URL: url.toString(),
       RUNLOAD_REDIS_URL: `${redisUrl}`,
