@@ -35,11 +35,15 @@ export const BACKENDS_MIGRATION = {
     });
   },
   async down(db: Knex): Promise<void> {
-    await db.schema.alterTable('runs', (t) => {
-      t.dropColumn('attempts');
-      t.dropColumn('require_labels');
-    });
-    await db.schema.alterTable('app_versions', (t) => t.dropColumn('require_labels'));
+    // Plain DROP COLUMN on both databases: knex would rebuild the SQLite tables, which other
+    // tables' foreign keys point at.
+    for (const [table, column] of [
+      ['runs', 'attempts'],
+      ['runs', 'require_labels'],
+      ['app_versions', 'require_labels'],
+    ]) {
+      await db.raw(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+    }
     await db.schema.dropTableIfExists('backends');
   },
 };

@@ -36,7 +36,7 @@ function toWebhook(row: Record<string, unknown>): RunWebhook | null {
 }
 
 export function fromRun(run: Run): Record<string, unknown> {
-  return {
+  const row: Record<string, unknown> = {
     id: run.id,
     account_id: run.accountId,
     app_version_id: run.appVersionId,
@@ -47,6 +47,9 @@ export function fromRun(run: Run): Record<string, unknown> {
     ...(Object.keys(run.requireLabels).length > 0 ? { require_labels: JSON.stringify(run.requireLabels) } : {}),
     ...fromPatch(run),
   };
+  // A new run has made no attempt: the column's default says so (and a database before migration 010 has no such column).
+  if (run.attempts === 0) delete row['attempts'];
+  return row;
 }
 
 export function fromPatch(patch: RunPatch): Record<string, unknown> {
