@@ -29,7 +29,7 @@ describe('limits file', () => {
 
   it('refuses a misspelt field, tier or retention field rather than keep its default silently', () => {
     expect(refusal({ max_queue_second: 60 })).to.equal(
-      'limits: unknown field "max_queue_second" (known: general_per_minute, auth_failures_per_minute, max_queue_seconds, max_run_seconds, tiers, retention)',
+      'limits: unknown field "max_queue_second" (known: general_per_minute, auth_failures_per_minute, max_queue_seconds, max_run_seconds, tiers, retention, max_attempts)',
     );
     expect(refusal({ tiers: { gold: { runs_per_hour: 5 } } })).to.equal('limits: tiers.gold is a new tier and needs runs_per_minute, gpu_seconds_per_month');
     expect(refusal({ tiers: { plus: { runs_per_hours: 5 } } })).to.equal(

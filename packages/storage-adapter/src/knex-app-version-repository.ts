@@ -14,6 +14,7 @@ function toVersion(row: Record<string, unknown>): AppVersion {
     createdAt: toDate(row['created_at']),
     deletedAt: toDateOrNull(row['deleted_at']),
     ...(typeof row['graph_hash'] === 'string' ? { graphHash: row['graph_hash'] } : {}),
+    ...(row['require_labels'] ? { requireLabels: json<Record<string, string>>(row['require_labels']) } : {}),
   };
 }
 
@@ -27,6 +28,7 @@ function toRow(v: AppVersion): Record<string, unknown> {
     created_at: v.createdAt.getTime(),
     deleted_at: v.deletedAt?.getTime() ?? null,
     graph_hash: v.graphHash ?? null,
+    require_labels: v.requireLabels && Object.keys(v.requireLabels).length > 0 ? JSON.stringify(v.requireLabels) : null,
   };
 }
 

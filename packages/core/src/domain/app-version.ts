@@ -3,6 +3,7 @@
  * (`<nodeId>:<widgetName>`) that callers may set.
  * @module
  */
+import type { BackendLabels } from './backend.js';
 
 /** ComfyUI's own vocabulary for widget types. */
 export const INPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'COMBO', 'IMAGE', 'VIDEO', 'AUDIO'] as const;
@@ -53,6 +54,8 @@ export interface AppVersion {
    * that graph, one version per distinct graph. Such versions are not listed as apps.
    */
   readonly graphHash?: string;
+  /** Labels a backend must have to run this version (`--require`); none when absent. */
+  readonly requireLabels?: BackendLabels;
 }
 
 export function inputKey(nodeId: string, widget: string): string {

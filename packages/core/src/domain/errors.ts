@@ -56,6 +56,12 @@ export type CoreErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   /** An idempotency key whose first request is still being processed. */
   | 'IDEMPOTENCY_KEY_IN_USE'
+  /** No backend of the pool with that id or URL (operator commands). */
+  | 'BACKEND_NOT_FOUND'
+  /** The URL is a backend of the pool already. */
+  | 'BACKEND_EXISTS'
+  /** The backend still holds runs: drain it first, or remove it with force. */
+  | 'BACKEND_BUSY'
   /** Anything else: a bug. */
   | 'INTERNAL_ERROR'
   // The admin API.

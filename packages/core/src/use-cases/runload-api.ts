@@ -48,6 +48,9 @@ import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
+import type { BackendRegistry } from '../ports/backend-registry.js';
+import { ManageBackends } from './pool/manage-backends.js';
+import { PoolOverview } from './pool/pool-overview.js';
 import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
 import type { AuditLog } from '../ports/audit-log.js';
 import { AuthenticateAdmin } from './authenticate-admin.js';
@@ -84,6 +87,8 @@ export interface RunloadPorts {
   readonly streamSlots: StreamSlots;
   // Live previews.
   readonly previews: PreviewStore;
+  // The pool as data.
+  readonly backends: BackendRegistry;
   // The admin API.
   readonly adminTokens: AdminTokenRepository;
   readonly auditLog: AuditLog;
@@ -118,6 +123,9 @@ export interface RunloadApi {
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
   readonly runPreviews: RunPreviews;
+  // The pool as data.
+  readonly backends: ManageBackends;
+  readonly poolOverview: PoolOverview;
   // The admin API.
   readonly authenticateAdmin: AuthenticateAdmin;
   readonly adminTokens: ManageAdminTokens;
@@ -161,6 +169,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
     runPreviews: new RunPreviews(p.runs, p.previews),
+    ...poolUseCases(p),
     authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
     adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
     supportRuns: new SupportRuns(p.runs, cancelRun),
@@ -170,4 +179,10 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     contentByHash: new ContentByHash(p.assets, p.blobs, p.clock, p.ids, limits.retention),
     fillBlake3: new FillBlake3(p.assets, p.blobs),
   };
+}
+
+/** The pool's use cases on the ports. */
+function poolUseCases(p: RunloadPorts): Pick<RunloadApi, 'backends' | 'poolOverview'> {
+  const backends = new ManageBackends(p.backends, p.runs, p.clock, p.ids);
+  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor) };
 }
