@@ -34,12 +34,13 @@ export function createResponseChecker(document: Json = buildOpenApiDocument()): 
   }));
 
   function locate(requested: string, pathname: string): { pointer: string; responses: Json } | null {
-    // HEAD is documented once, as GET's answer without its body.
-    const method = requested === 'head' ? 'get' : requested;
     const found = paths.filter((p) => p.regex.test(pathname)).sort((a, b) => Number(b.literal) - Number(a.literal));
     for (const p of found) {
-      const op = (document['paths'] as Json)[p.template]?.[method];
-      if (op) return { pointer: `#/paths/${escapePointer(p.template)}/${method}/responses`, responses: op.responses as Json };
+      const item = (document['paths'] as Json)[p.template] as Json | undefined;
+      // HEAD is documented once, as GET's answer without its body, unless a path documents its own.
+      const method = requested === 'head' && !item?.['head'] ? 'get' : requested;
+      const op = item?.[method] as Json | undefined;
+      if (op) return { pointer: `#/paths/${escapePointer(p.template)}/${method}/responses`, responses: op['responses'] as Json };
     }
     return null;
   }
