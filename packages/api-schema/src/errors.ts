@@ -1,4 +1,4 @@
-/** The three error body forms of the API (SPEC 7.1) and the codes the structured form carries. */
+/** The three error body forms of the API and the codes the structured form carries. */
 // Named here so that declaration files can spell TypeBox's symbol-keyed types.
 import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { Type, type Static } from '@sinclair/typebox';

@@ -42,7 +42,7 @@ export interface Operation {
   readonly query?: TSchema;
   readonly jsonBody?: TSchema;
   readonly multipartBody?: TSchema;
-  /** Accepts `Idempotency-Key` (CONTRACT 8). */
+  /** Accepts `Idempotency-Key`. */
   readonly idempotent?: boolean;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }

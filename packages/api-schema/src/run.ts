@@ -43,7 +43,7 @@ export const RunFailure = Type.Object(
   { additionalProperties: false },
 );
 
-/** The run record (CONTRACT 4). Fields not yet known are null. */
+/** The run record. Fields not yet known are null. */
 export const Run = Type.Object(
   {
     run_id: Uuid,

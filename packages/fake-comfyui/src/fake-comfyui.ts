@@ -30,7 +30,7 @@ export interface FakeComfyUIOptions {
   readonly previewMethod?: 'auto' | 'none';
   /** About how many bytes each preview has (default: the smallest JPEG, under 200 bytes). */
   readonly previewBytes?: number;
-  /** Which ComfyUI to imitate (protocol §14); default '0.3.64'. */
+  /** Which ComfyUI to imitate (see `FakeVersion`); default '0.3.64'. */
   readonly version?: FakeVersion;
   /** Extra `/object_info` entries: served as given, accepted in prompts, run as no-ops. */
   readonly objectInfo?: Record<string, unknown>;

@@ -1,6 +1,6 @@
 /**
  * The single worker of the fake: runs one prompt at a time, emitting the message sequence that a
- * real v0.3.64 was recorded sending (protocol §10), with ComfyUI's classic cache, interrupts
+ * real v0.3.64 was recorded sending on `/ws`, with ComfyUI's classic cache, interrupts
  * checked before each node and at each progress tick, and history written before `status` and
  * `executing{node:null}`.
  * @module

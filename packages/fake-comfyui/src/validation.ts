@@ -1,6 +1,6 @@
 /**
- * `POST /prompt` validation, step for step as ComfyUI's `validate_prompt`/`validate_inputs`
- * (protocol §3, §4): the same error types, messages, extra_info and quirks (errors of a linked
+ * `POST /prompt` validation, step for step as ComfyUI's `validate_prompt`/`validate_inputs`:
+ * the same error types, messages, extra_info and quirks (errors of a linked
  * node reported under its id; every failed node lists every failed output after it). Literals are
  * coerced in place, as ComfyUI writes the coerced graph to the queue.
  * @module

@@ -194,7 +194,7 @@ export class ComfyUiBackend {
       for (const name of reused) this.uploaded.delete(name);
       return this.send(job, false);
     }
-    // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt (protocol §3): neither queued it.
+    // 400 is a validation refusal; a 500 is ComfyUI failing on this prompt: neither queued it.
     return { accepted: false, error: promptRefusal(result.status, result.body, job.workflow) };
   }
 
@@ -267,7 +267,7 @@ export class ComfyUiBackend {
 
   async cancel(runId: string): Promise<void> {
     const id = this.locator.promptIdOf(runId);
-    // Delete first, then interrupt: the other order misses a prompt that starts in between (§5).
+    // Delete first, then interrupt: the other order misses a prompt that starts in between.
     await this.http.request('POST', '/queue', { delete: [id] });
     if (supportsTargetedInterrupt(this.version)) {
       await this.http.request('POST', '/interrupt', { prompt_id: id });

@@ -1,4 +1,4 @@
-/** What a ComfyUI version supports, from `system_stats.system.comfyui_version` (protocol §14). */
+/** What a ComfyUI version supports, from `system_stats.system.comfyui_version`. */
 
 /** The first release known to take `POST /interrupt {prompt_id}` (recorded: v0.3.64). */
 const TARGETED_INTERRUPT = [0, 3, 64] as const;

@@ -1,4 +1,4 @@
-/** Reading a ComfyUI history entry (protocol §6) as a run outcome. */
+/** Reading a ComfyUI history entry (`GET /history/{prompt_id}`) as a run outcome. */
 import type { OutputRef, RunError, TerminalExecutionState } from '@runload/core';
 import { stripBackendPaths } from './backend-paths.js';
 

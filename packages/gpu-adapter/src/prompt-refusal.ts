@@ -1,4 +1,4 @@
-/** A prompt ComfyUI refused (protocol §3), as the run error runload reports. */
+/** A prompt ComfyUI refused (`POST /prompt` answered 400 or 500), as the run error runload reports. */
 import type { RunError, Workflow } from '@runload/core';
 import { stripBackendPaths, stripBackendPathsDeep } from './backend-paths.js';
 

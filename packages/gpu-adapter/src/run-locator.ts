@@ -1,5 +1,5 @@
 /**
- * Where a run stands on one ComfyUI server, from `/queue` then `/history` (protocol §12), and the
+ * Where a run stands on one ComfyUI server, from `/queue` then `/history`, and the
  * server's prompt id of each run. Servers that honour a client prompt id use the run id; older
  * ones choose their own, which is found again (even after a restart of runload) through the
  * `runload_run_id` mark runload puts in every prompt's `extra_data`.

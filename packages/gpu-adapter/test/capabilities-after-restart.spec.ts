@@ -1,6 +1,6 @@
 /**
- * Capabilities are re-read after a backend reconnects (CONTRACT: "Backends are re-read after a
- * restart and every few minutes"): a ComfyUI restarted with other checkpoints is placed by what it
+ * Capabilities are re-read after a backend reconnects, not only every few minutes: a ComfyUI
+ * restarted with other checkpoints is placed by what it
  * has now, long before the periodic refresh (minutes) would notice.
  */
 import { expect } from 'chai';

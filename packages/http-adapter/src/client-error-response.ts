@@ -1,6 +1,6 @@
 /**
- * Answers for the errors Node's HTTP server raises itself, before any route sees a request
- * (CONTRACT 12): headers too large (431), a malformed request such as `Content-Length` with
+ * Answers for the errors Node's HTTP server raises itself, before any route sees a request:
+ * headers too large (431), a malformed request such as `Content-Length` with
  * `Transfer-Encoding` (400), headers that took too long (408). Written raw on the socket in the
  * structured error form, with an `X-Request-Id`, then the connection is closed.
  * @module

@@ -1,5 +1,5 @@
 /**
- * A client that went away mid-request is an event, not a fault of the server (CONTRACT 12): it
+ * A client that went away mid-request is an event, not a fault of the server: it
  * is logged at `info`, without a stack.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP API on h3: routes of CONTRACT 3 under `/api/v1`, `/healthz` and `/metrics` at the root, and a
+ * The HTTP API on h3: the API routes under `/api/v1`, `/healthz` and `/metrics` at the root, and a
  * fallback that answers unknown routes (404) and wrong methods (405) in our error form.
  * @module
  */
@@ -39,9 +39,9 @@ import { routePattern } from './route-pattern.js';
 import { registerComfyV2Routes } from './comfy-v2/register-comfy-v2.js';
 
 export interface HttpAppOptions {
-  /** The upload size cap in bytes (CONTRACT 1: `RUNLOAD_MAX_UPLOAD_BYTES`). */
+  /** The upload size cap in bytes (`RUNLOAD_MAX_UPLOAD_BYTES`). */
   readonly maxUploadBytes: number;
-  /** The largest JSON body accepted (default 1 MiB, CONTRACT 5). */
+  /** The largest JSON body accepted (default 1 MiB). */
   readonly maxJsonBytes?: number;
   /** Formidable's scratch directory; keep it inside the data directory. */
   readonly uploadDir: string;

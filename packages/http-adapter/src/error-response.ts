@@ -1,6 +1,6 @@
 /**
  * The one place where errors become HTTP: CoreError codes map to statuses and to the three
- * body forms of SPEC 7.1. Nothing else in the adapter chooses an error status.
+ * documented error body forms. Nothing else in the adapter chooses an error status.
  * @module
  */
 import { CoreError, type CoreErrorCode } from '@runload/core';
@@ -108,17 +108,17 @@ export function errorResponse(error: unknown): ErrorResponse {
       break;
   }
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
-  // CONTRACT 9: a webhook that cannot be used is an INVALID_REQUEST, answered 422.
+  // A webhook that cannot be used is an INVALID_REQUEST, answered 422.
   // So is a value an operator route cannot use (an unknown tier).
   const code = error.code === 'INVALID_WEBHOOK' || error.code === 'INVALID_VALUE' ? 'INVALID_REQUEST' : error.code;
   const body: { code: string; message: string; retry_after?: number; details?: unknown } = { code, message: error.message };
-  // SPEC 7.1 keeps retry_after in the body for rate limiting alone.
+  // The body carries retry_after for rate limiting alone.
   if (error.code === 'RATE_LIMITED') body.retry_after = error.retryAfterSeconds ?? 1;
   if (error.details !== undefined) body.details = error.details;
   return { status, body: { error: body }, headers };
 }
 
-/** The upload failure form (SPEC 7.1) for an error raised while storing an upload. */
+/** The upload failure form (`{ success: false, error }`) for an error raised while storing an upload. */
 export function uploadErrorResponse(error: unknown): ErrorResponse | null {
   if (CoreError.hasCode(error, 'PAYLOAD_TOO_LARGE')) return upload(413, 'File too large');
   if (CoreError.hasCode(error, 'UNSUPPORTED_MEDIA_TYPE')) return upload(415, 'Unsupported file type');

@@ -1,5 +1,5 @@
 /**
- * Sends webhook events (CONTRACT 9): signed the Standard Webhooks way with the `standardwebhooks`
+ * Sends webhook events: signed the Standard Webhooks way with the `standardwebhooks`
  * library, POSTed once with node's HTTP client (which follows no redirect), 10 s at most for the
  * whole attempt, answered by the status alone (the body is not read). The
  * address is checked on the connection itself (the lookup the socket uses), so a name that

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on the creating endpoints (CONTRACT 8): the request's fingerprint, the
+ * `Idempotency-Key` on the creating endpoints: the request's fingerprint, the
  * replay of a stored response with `Idempotent-Replayed: true`, and the release of the key when
  * the request fails.
  * @module

@@ -1,4 +1,4 @@
-/** Domain objects as the API's snake_case JSON (CONTRACT 3 and 4). */
+/** Domain objects as the API's snake_case JSON. */
 import type { AccountOverview, AppVersion, Asset, BackendView, PreviewInfo, Run } from '@runload/core';
 
 export const API_PREFIX = '/api/v1';

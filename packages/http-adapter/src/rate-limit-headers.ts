@@ -1,4 +1,4 @@
-/** The rate-limit headers of SPEC 8.1 and CONTRACT 6, from window states. */
+/** The rate-limit and GPU quota headers of every response, from window states. */
 import type { GpuQuotaState, WindowState } from '@runload/core';
 
 /** The minute window with the fewest remaining, and the hour windows likewise. */

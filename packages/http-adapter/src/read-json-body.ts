@@ -3,7 +3,7 @@ import { CoreError } from '@runload/core';
 import { readBoundedBody } from './read-bounded-body.js';
 import { readNodeBody } from './read-node-body.js';
 
-/** CONTRACT 5: a JSON body over 1 MiB is PAYLOAD_TOO_LARGE. */
+/** A JSON body over 1 MiB is PAYLOAD_TOO_LARGE. */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
 /** Arrays and objects nested in a JSON body at most (a run's body needs three). */

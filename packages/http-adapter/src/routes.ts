@@ -35,7 +35,7 @@ export function createRunRoute(api: RunloadApi, fromPath: boolean, maxJsonBytes:
     checkRunBody(body, !fromPath);
     const appVersionId = fromPath ? param(ctx.event, 'id') : null;
     const endpoint = fromPath ? `POST /apps/${String(appVersionId).toLowerCase()}` : 'POST /runs';
-    // Idempotency-Key: the run and this response are written in one transaction (CONTRACT 8).
+    // Idempotency-Key: the run and this response are written in one transaction.
     return idempotently(ctx, api, () => fingerprint(endpoint, canonicalJson(body)), async (hold) => {
       const respond = (run: Run) => ({ status: 201, body: presentCreatedRun(run), headers: { Location: pollUrl(run.id) } });
       const created = await api.createRun.execute({ principal: ctx.principal, appVersionId, body, ...(hold ? { idempotency: { hold, respond } } : {}) });

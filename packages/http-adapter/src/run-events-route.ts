@@ -1,5 +1,5 @@
 /**
- * `GET /runs/{id}/events` (CONTRACT 9): Server-Sent Events. The current record at once, then one
+ * `GET /runs/{id}/events`: Server-Sent Events. The current record at once, then one
  * `event: run` per change with an increasing `id:`, an `event: preview` when the run has a new
  * preview image (at most every 500 ms), a comment line as heartbeat, and the end of the stream
  * after a terminal record. A client that goes away frees its stream slot at once.

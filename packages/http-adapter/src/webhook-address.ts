@@ -1,5 +1,5 @@
 /**
- * Which addresses a webhook may reach (CONTRACT 9): none in private, loopback, link-local,
+ * Which addresses a webhook may reach: none in private, loopback, link-local,
  * shared (CGNAT), multicast or reserved ranges, so a run cannot make the server call its own
  * network.
  * @module

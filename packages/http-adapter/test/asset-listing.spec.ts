@@ -1,4 +1,4 @@
-/** GET /assets (listing), DELETE /assets/{id}, expires_at and retention as a client sees them (CONTRACT 10). */
+/** GET /assets (listing), DELETE /assets/{id}, expires_at and retention as a client sees them. */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { makeHarness, PNG, T0, TRANSPORTS, type Harness } from './harness.js';

@@ -1,4 +1,4 @@
-/** Errors Node's HTTP server produces itself answer in the documented form with an X-Request-Id (CONTRACT 12). */
+/** Errors Node's HTTP server produces itself answer in the documented form with an X-Request-Id. */
 import { expect } from 'chai';
 import net from 'node:net';
 import { H3 } from 'h3';

@@ -1,4 +1,4 @@
-/** Every error row of SPEC 7.2 and CONTRACT 5, whole bodies compared, on both transports. */
+/** Every documented error case, whole bodies compared, on both transports. */
 import { expect } from 'chai';
 import { CoreError } from '@runload/core';
 import { UnavailableExecutor } from '@runload/core/testing';

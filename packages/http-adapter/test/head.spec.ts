@@ -1,4 +1,4 @@
-/** HEAD is answered wherever GET is (RFC 9110 9.3.2, CONTRACT 10): same status and headers, no body. */
+/** HEAD is answered wherever GET is (RFC 9110 9.3.2): same status and headers, no body. */
 import { expect } from 'chai';
 import { makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
 

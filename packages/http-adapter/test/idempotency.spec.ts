@@ -1,4 +1,4 @@
-/** Idempotency-Key on the creating endpoints (CONTRACT 8), over HTTP on the in-memory ports. */
+/** Idempotency-Key on the creating endpoints, over HTTP on the in-memory ports. */
 import { expect } from 'chai';
 import { jsonInit, makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
 

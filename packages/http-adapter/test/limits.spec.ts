@@ -1,4 +1,4 @@
-/** SPEC 8: headers on every response, the general limit, each tier's run limits, and concurrency. */
+/** Limits: headers on every response, the general limit, each tier's run limits, and concurrency. */
 import { expect } from 'chai';
 import { jsonInit, makeHarness, T0, TRANSPORTS, type Harness } from './harness.js';
 

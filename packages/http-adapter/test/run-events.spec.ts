@@ -1,4 +1,4 @@
-/** `GET /runs/{id}/events` over HTTP on the in-memory ports (CONTRACT 9, the stream). */
+/** `GET /runs/{id}/events` over HTTP on the in-memory ports. */
 import { expect } from 'chai';
 import v8 from 'node:v8';
 import vm from 'node:vm';

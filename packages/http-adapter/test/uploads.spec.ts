@@ -1,4 +1,4 @@
-/** POST /assets and downloads: the upload rows of CONTRACT 5, over a real listening server. */
+/** POST /assets and downloads: the documented upload errors, over a real listening server. */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import http from 'node:http';

@@ -1,4 +1,4 @@
-/** Where bytes live (CONTRACT 11): an S3-compatible bucket when `RUNLOAD_BLOB_URL` says so, else the data directory. */
+/** Where bytes live: an S3-compatible bucket when `RUNLOAD_BLOB_URL` says so, else the data directory. */
 import path from 'node:path';
 import type { BlobStore } from '@runload/core';
 import { createS3Client, S3BlobStore } from '@runload/s3-blob-store';

@@ -1,5 +1,5 @@
 /**
- * Configuration from environment variables (CONTRACT 1). Every variable is optional; relative
+ * Configuration from environment variables (docs/operations.md#configuration). Every variable is optional; relative
  * paths resolve against the directory the command was started in.
  * @module
  */

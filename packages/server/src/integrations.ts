@@ -1,5 +1,5 @@
 /**
- * Integrations (CONTRACT 8 and 9) for the composition root: the storage of idempotency keys,
+ * Integrations for the composition root: the storage of idempotency keys,
  * the webhook outbox and secrets, and the HTTP transport that signs and sends webhooks.
  * @module
  */

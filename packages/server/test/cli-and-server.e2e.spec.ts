@@ -89,14 +89,14 @@ describe('CLI and server as separate processes', function () {
     expect(body.error.message).to.contain('unreachable');
   });
 
-  /** Polls `/account` until it answers `status`, for at most the second the contract allows. */
+  /** Polls `/account` until it answers `status`, for at most the second a CLI change may take to apply. */
   async function accountAnswerWithinASecond(status: number): Promise<Response> {
     const deadline = Date.now() + 1000;
     for (;;) {
       const response = await fetch(`${server.url}/api/v1/account`, { headers: auth() });
       if (response.status === status || Date.now() > deadline) return response;
       await response.arrayBuffer();
-      // Not synchronisation: the poll interval inside the one second the contract allows; the caller asserts the answer.
+      // Not synchronisation: the poll interval inside the one second a CLI change may take; the caller asserts the answer.
       await new Promise((r) => setTimeout(r, 25));
     }
   }

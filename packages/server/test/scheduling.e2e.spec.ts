@@ -1,5 +1,5 @@
 /**
- * The scheduling rules (CONTRACT 7) end to end: three server processes share one database (SQLite
+ * The scheduling rules (docs/scheduling.md) end to end: three server processes share one database (SQLite
  * file, then PostgreSQL) and two fake ComfyUI servers configured apart (one also holds
  * sdxl.safetensors), at depth 1. What is checked is what the fakes received.
  */

@@ -1,5 +1,5 @@
 /**
- * Signed webhooks end to end (CONTRACT 9): a server process on SQLite, the fake ComfyUI, and real
+ * Signed webhooks end to end: a server process on SQLite, the fake ComfyUI, and real
  * receivers on loopback (so the tests allow private addresses, and check the refusal without).
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * The claim of a queued run together with a slot on a backend (CONTRACT: capacity across
+ * The claim of a queued run together with a slot on a backend (capacity across
  * instances, fair share, queue time). Queue positions follow the same order (queue-positions.ts).
  * @module
  */

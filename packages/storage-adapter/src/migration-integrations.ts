@@ -1,5 +1,5 @@
 /**
- * Migration 006, integrations (CONTRACT 8 and 9): idempotency keys, the webhook subscription of
+ * Migration 006, integrations: idempotency keys, the webhook subscription of
  * a run, the webhook outbox with its triggers, each account's signing secret, and the slots of
  * the live event streams.
  *

@@ -1,5 +1,5 @@
 /**
- * The order in which waiting runs get free slots (CONTRACT 7, fair share): an account's k-th
+ * The order in which waiting runs get free slots (fair share): an account's k-th
  * waiting run (0-based, oldest first) ranks k plus the runs the account holds on backends now;
  * lower ranks start first, ties by age. This is the order repeated claims produce when each goes
  * to the account with the fewest runs on a backend, ties to the oldest run.

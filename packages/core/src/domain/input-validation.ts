@@ -1,5 +1,5 @@
 /**
- * Checks a caller's `inputs` map against an app version's typed inputs (CONTRACT 3).
+ * Checks a caller's `inputs` map against an app version's typed inputs.
  * Media inputs are only checked for shape here; ownership and kind need the asset store.
  * @module
  */
@@ -7,7 +7,7 @@ import { isMediaInputType, type InputSpec } from './app-version.js';
 import type { ErrorDetail } from './errors.js';
 import type { RunInputs } from './run.js';
 
-/** CONTRACT 3: the longest STRING input, in characters (UTF-16 code units, as JSON strings count them). */
+/** The longest STRING input, in characters (UTF-16 code units, as JSON strings count them). */
 export const MAX_STRING_CHARS = 65_536;
 
 /** At most this many problems are listed in `details`; the message says how many there were. */

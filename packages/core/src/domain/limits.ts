@@ -1,5 +1,5 @@
 /**
- * Limit configuration (SPEC 8.2, 8.3; CONTRACT 6) and the fixed windows derived from it.
+ * Limit configuration (the general limit, each tier's run limits and GPU quota) and the fixed windows derived from it.
  * @module
  */
 import { CoreError } from './errors.js';

@@ -4,7 +4,7 @@ import { parseRunWebhook, type RunWebhook } from './webhook.js';
 export interface RunRequest {
   readonly appVersionId: string | null;
   readonly inputs: Record<string, unknown>;
-  /** Where to report the run's events (CONTRACT 9), or null. */
+  /** Where to report the run's events, or null. */
   readonly webhook: RunWebhook | null;
 }
 

@@ -122,7 +122,7 @@ export interface Run {
   readonly leaseExpiresAt: Date | null;
   /** Set when a cancel was asked for; the dispatcher acts on it. */
   readonly cancelRequested: boolean;
-  /** Where the run's events are POSTed (CONTRACT 9); absent or null for none. Never changes. */
+  /** Where the run's events are POSTed; absent or null for none. Never changes. */
   readonly webhook?: RunWebhook | null;
   /** Labels a backend must have to take the run (its app version's, copied). Never changes. */
   readonly requireLabels: BackendLabels;

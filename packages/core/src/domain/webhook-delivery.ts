@@ -1,5 +1,5 @@
 /**
- * The life of one webhook event's delivery (CONTRACT 9), as one transition function: each
+ * The life of one webhook event's delivery, as one transition function: each
  * attempt's outcome decides whether the event is delivered, tried again later, or given up.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks on runs (CONTRACT 9): which events a run reports, and the shape of its subscription.
+ * Webhooks on runs: which events a run reports, and the shape of its subscription.
  * Whether a URL's address may be reached is the transport's concern (it resolves names).
  * @module
  */

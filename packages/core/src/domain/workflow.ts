@@ -83,7 +83,7 @@ function withBounds(type: 'INT' | 'FLOAT', opts: Record<string, unknown>): Typin
   return t;
 }
 
-/** Classifies one `/object_info` input spec (§9 of the protocol); null for sockets (not editable). */
+/** Classifies one `/object_info` input spec; null for sockets (not editable). */
 export function classifySpec(spec: ObjectInfoInputSpec): Typing | null {
   const head = spec[0];
   const opts = (spec[1] && typeof spec[1] === 'object' ? spec[1] : {}) as Record<string, unknown>;

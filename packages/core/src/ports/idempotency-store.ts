@@ -33,7 +33,7 @@ export interface IdempotencyHold {
   readonly token: string;
 }
 
-/** Idempotency keys per account (CONTRACT 8), shared by every instance. */
+/** Idempotency keys per account, shared by every instance. */
 export interface IdempotencyStore {
   /** Claims the key with a unique row, or says who has it. Expired keys count as absent. */
   claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim>;

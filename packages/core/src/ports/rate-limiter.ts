@@ -1,5 +1,5 @@
 /**
- * Fixed-window counters (CONTRACT 6). Windows are aligned to the limiter's own clock's
+ * Fixed-window counters. Windows are aligned to the limiter's own clock's
  * minute or hour (on Redis, the Redis server's clock).
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The live event streams an account holds, counted across every instance (CONTRACT 9: at most
+ * The live event streams an account holds, counted across every instance (at most
  * 20). A slot is leased: renewed while its stream is open, freed at once when it closes, and
  * lapsing by itself when its instance dies.
  */

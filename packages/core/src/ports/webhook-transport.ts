@@ -5,7 +5,7 @@ export type DeliveryOutcome =
   | { readonly delivered: true; readonly status: number }
   | { readonly delivered: false; readonly status: number | null; readonly error: string };
 
-/** Sends signed webhook events over the network (CONTRACT 9). */
+/** Sends signed webhook events over the network. */
 export interface WebhookTransport {
   /**
    * Why this URL may not receive webhooks (a private, loopback or link-local address, `localhost`,

@@ -1,4 +1,4 @@
-/** The contract of IdempotencyStore (CONTRACT 8). Every adapter runs it. */
+/** The contract of IdempotencyStore. Every adapter runs it. */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { IdempotencyClaimRequest, IdempotencyHold, IdempotencyStore } from '../ports/idempotency-store.js';

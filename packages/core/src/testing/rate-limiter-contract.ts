@@ -1,4 +1,4 @@
-/** The contract of RateLimiter (CONTRACT 6), run by the in-process and the Redis limiter. */
+/** The contract of RateLimiter (fixed windows, atomic across instances), run by the in-process and the Redis limiter. */
 import { expect } from 'chai';
 import { PERIOD_MS } from '../domain/limits.js';
 import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';

@@ -1,4 +1,4 @@
-/** The contract of WebhookOutbox (CONTRACT 9): events appear with the run change they report. */
+/** The contract of WebhookOutbox: events appear with the run change they report. */
 import { expect } from 'chai';
 import type { Run } from '../domain/run.js';
 import type { WebhookEventType } from '../domain/webhook.js';

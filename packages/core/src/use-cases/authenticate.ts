@@ -14,7 +14,7 @@ import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { Principal } from './principal.js';
 import { RecentCache } from './recent-cache.js';
 
-/** How long a verified key is trusted without asking the database again (CONTRACT 2: changes apply within one second). */
+/** How long a verified key is trusted without asking the database again (key and account changes apply within one second). */
 export const AUTH_CACHE_MS = 500;
 const AUTH_CACHE_SIZE = 10_000;
 

@@ -4,7 +4,7 @@ import type { RateLimiter, WindowSpec, WindowState } from '../ports/rate-limiter
 import type { Principal } from './principal.js';
 
 /**
- * The general window (SPEC 8.2): every authenticated request counts, except one this window refuses.
+ * The general window (120 requests a minute per account): every authenticated request counts, except one this window refuses.
  */
 export class ConsumeGeneralLimit {
   constructor(

@@ -1,5 +1,5 @@
 /**
- * Queues a run of a published app version (SPEC 4.1, CONTRACT 3 and 5). Order of checks:
+ * Queues a run of a published app version. Order of checks:
  * the body, the app version, the inputs, backend reachability, then the run limits and the
  * GPU quota, then the run is written. A run that is not written consumes no run budget.
  * @module

@@ -1,5 +1,5 @@
 /**
- * Safe retries (CONTRACT 8): a key claims a unique row shared by every instance; the same
+ * Safe retries with an `Idempotency-Key`: a key claims a unique row shared by every instance; the same
  * request again gets the stored response, a different one is refused, and one arriving while
  * the first is processed is told to come back.
  * @module

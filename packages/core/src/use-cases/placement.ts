@@ -1,5 +1,5 @@
 /**
- * Where a claimed run goes among the backends with room (CONTRACT 7): only a capable one; the one
+ * Where a claimed run goes among the backends with room: only a capable one; the one
  * that most recently took the run's app version (its models are loaded) when it has room; else the
  * one left unused longest, so the backends warm for other versions stay so.
  * @module

@@ -1,7 +1,7 @@
 /**
  * App versions as the request paths read them: a version's workflow and inputs never change, and
  * a deletion (made by the CLI, maybe in another process) is seen within `AUTH_CACHE_MS`, as
- * CONTRACT 2 asks of every CLI change. Run creation then reads the version once per half second,
+ * every CLI change applies within one second. Run creation then reads the version once per half second,
  * not once per run.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * The second atomic step of CONTRACT 6: the tier's run-minute and run-hour windows and the
- * GPU quota admission, together. All pass and all are consumed, or none is.
+ * The second atomic step of the limits, after the general window: the tier's run-minute and
+ * run-hour windows and the GPU quota admission, together. All pass and all are consumed, or none is.
  * @module
  */
 import type { Account } from '../domain/account.js';
@@ -35,7 +35,7 @@ export interface Admission extends RunLimitsView {
 }
 
 /**
- * The run windows count the runs written (CONTRACT 6), so a limiter made mid-window (a restarted
+ * The run windows count the runs written, so a limiter made mid-window (a restarted
  * server) reads what they counted back from the runs; other windows it cannot know.
  */
 export function runWindowHistory(runs: RunRepository): WindowHistory {

@@ -1,5 +1,5 @@
 /**
- * Live run events (CONTRACT 9, the stream): each open stream gets the run's current record, then
+ * Live run events (`GET /runs/{id}/events`): each open stream gets the run's current record, then
  * every change of status, progress, queue position or outputs, and ends after a terminal record.
  * One hub per instance follows every watched run with one batched read per tick (at most every
  * `pollMs`, so progress is sent at most that often), and at once when the work signal announces

@@ -79,7 +79,7 @@ export interface RunloadPorts {
   readonly workSignal: WorkSignal;
   readonly clock: Clock;
   readonly ids: IdGenerator;
-  // Integrations (CONTRACT 8 and 9).
+  // Integrations: idempotency keys and webhooks.
   readonly idempotency: IdempotencyStore;
   readonly webhookOutbox: WebhookOutbox;
   readonly webhookSecrets: WebhookSecretRepository;

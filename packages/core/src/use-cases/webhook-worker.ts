@@ -1,5 +1,5 @@
 /**
- * Delivers the webhook outbox (CONTRACT 9). Any instance may run one: events are leased from
+ * Delivers the webhook outbox. Any instance may run one: events are leased from
  * the shared outbox, so each attempt is made by exactly one instance. A run change wakes the
  * worker through the work signal; a short poll is the floor (and picks up retries when due).
  * @module

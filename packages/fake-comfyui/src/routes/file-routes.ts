@@ -1,6 +1,6 @@
 /**
  * `/view`, `/upload/image` (and `/upload/mask`) and `/internal/files/{type}`, with ComfyUI's
- * rules (protocol §8): `type` defaulting to output, 400/403/404 cases, basename reduction, byte
+ * rules: `type` defaulting to output, 400/403/404 cases, basename reduction, byte
  * ranges; upload dedupe by content and ` (n)` renaming, `overwrite`, 413 above the limit.
  * @module
  */

@@ -1,4 +1,4 @@
-/** `/system_stats`, `/features`, `/object_info` and the small listings, per version (protocol §9, §14). */
+/** `/system_stats`, `/features`, `/object_info` and the small listings, per version. */
 import type { ServerResponse } from 'node:http';
 import type { FakeHost } from '../fake-host.js';
 import { sendJson, sendNotFound } from '../http-util.js';

@@ -1,4 +1,4 @@
-/** `GET /api/jobs` and `/api/jobs/{id}` of a 2026 ComfyUI (protocol §7): queue first, then history. */
+/** `GET /api/jobs` and `/api/jobs/{id}` of a 2026 ComfyUI: queue first, then history. */
 import type { ServerResponse } from 'node:http';
 import type { FakeHost } from '../fake-host.js';
 import type { HistoryEntry, QueueItem } from '../fake-state.js';

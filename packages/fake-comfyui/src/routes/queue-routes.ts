@@ -1,6 +1,5 @@
 /**
- * `/prompt`, `/queue`, `/interrupt`, `/history` and `/free`, as ComfyUI's server.py answers them
- * (protocol §3, §5, §6).
+ * `/prompt`, `/queue`, `/interrupt`, `/history` and `/free`, as ComfyUI's server.py answers them.
  * @module
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The operator's commands (CONTRACT 2). Each returns the JSON object that `--json` prints and
+ * The operator's commands. Each returns the JSON object that `--json` prints and
  * a line for people.
  * @module
  */

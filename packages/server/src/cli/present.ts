@@ -1,4 +1,4 @@
-/** JSON shapes the CLI prints (CONTRACT 2), in the API's snake_case. */
+/** JSON shapes the CLI prints, in the API's snake_case. */
 import type { Account, AppVersion } from '@runload/core';
 import { presentAppVersion as presentVersionForApi } from '@runload/http-adapter';
 
