@@ -69,6 +69,7 @@ describe('the library packages installed from their tarballs', function () {
 
   before(async () => {
     run(process.execPath, [TSC, '-b', 'tsconfig.build.json'], ROOT);
+    run('pnpm', ['--filter', '@runload/console', 'build'], ROOT);
     for (const { dir, manifest } of libraries) {
       const out = run('pnpm', ['pack', '--pack-destination', packs], dir).trim().split('\n').filter((l) => l.endsWith('.tgz')).at(-1);
       tarballs.set(manifest.name, out as string);

@@ -21,6 +21,7 @@ describe('the built server from a production install', function () {
 
   before(() => {
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync('pnpm', ['--filter', '@runload/console', 'build'], { cwd: ROOT, stdio: 'pipe' });
     execFileSync('pnpm', ['--filter', '@runload/server', 'deploy', '--prod', deployed], { cwd: ROOT, stdio: 'pipe' });
     const store = path.join(deployed, 'node_modules/.pnpm');
     for (const dir of readdirSync(store)) if (/^(chai|mocha)@/.test(dir)) rmSync(path.join(store, dir), { recursive: true, force: true });
@@ -57,6 +58,12 @@ describe('the built server from a production install', function () {
     const health = await fetch(`${url}/healthz`);
     expect(health.status, stderr).to.equal(200);
     expect(((await health.json()) as { database: { ok: boolean } }).database.ok).to.equal(true);
+    // The web console comes with the install, found through its package.
+    const page = await fetch(`${url}/console`);
+    expect(page.status, stderr).to.equal(200);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script, 'the page names its script').to.be.a('string');
+    expect((await fetch(`${url}${script}`)).status).to.equal(200);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).to.equal(0);

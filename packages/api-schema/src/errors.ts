@@ -30,6 +30,10 @@ export const ERROR_CODES = [
   'ACCOUNT_NOT_FOUND',
   'KEY_NOT_FOUND',
   'INVALID_WORKFLOW',
+  // The pool.
+  'BACKEND_NOT_FOUND',
+  'BACKEND_EXISTS',
+  'BACKEND_BUSY',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -13,4 +13,8 @@ export { OPERATIONS, COMMON_API_RESPONSES, FALLBACK_RESPONSES, type Operation, t
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi-document.js';
 export { checkRequest, type RequestProblem } from './check-request.js';
 export * from './admin.js';
+export * from './backend.js';
 export { ADMIN_OPERATIONS, COMMON_ADMIN_RESPONSES } from './admin-operations.js';
+// The Comfy API v2 (its own document, /openapi-v2.json).
+export * from './comfy-v2/schemas.js';
+export { buildComfyV2Document, V2_OPERATIONS } from './comfy-v2/document.js';

@@ -13,6 +13,7 @@ import { Health } from './health.js';
 import { COMMON_API_RESPONSES, FALLBACK_RESPONSES, OPERATIONS, type Operation, type ResponseSpec } from './operations.js';
 import { COMMON_ADMIN_RESPONSES } from './admin-operations.js';
 import { AdminAccount, AdminAccountDetail, AdminAccountList, AdminAppList, AdminAppVersion, AdminKeyList, AdminRun, AdminRunList, AuditList, IssuedKey, TierList, UsageReport } from './admin.js';
+import { Backend, BackendList, PoolReport } from './backend.js';
 import { AppRunBody, RunBody } from './requests.js';
 import { CreatedRun, Run, RunList } from './run.js';
 
@@ -47,10 +48,14 @@ const NAMED: ReadonlyMap<TSchema, string> = new Map<TSchema, string>([
   [AdminRunList, 'AdminRunList'],
   [UsageReport, 'UsageReport'],
   [AuditList, 'AuditList'],
+  // The pool as data.
+  [Backend, 'Backend'],
+  [BackendList, 'BackendList'],
+  [PoolReport, 'PoolReport'],
 ]);
 
 /** Plain JSON Schema: TypeBox's symbol keys dropped. */
-function plain(schema: TSchema): Json {
+export function plain(schema: TSchema): Json {
   return JSON.parse(JSON.stringify(schema)) as Json;
 }
 

@@ -67,6 +67,10 @@ export const Run = Type.Object(
     ),
     webhook: Type.Optional(Nullable(Type.String({ description: 'The URL that receives the run\'s events, when the run body named one.', examples: ['https://hooks.example.com/runload'] }))),
     webhook_events: Type.Optional(Nullable(Type.Array(WebhookEvent))),
+    attempts: Type.Integer({
+      minimum: 0,
+      description: 'Dispatches of the run that reached a backend. More than 1 when backends were lost after it started and it went to another (failover); the GPU time of the finishing attempt alone is charged.',
+    }),
   },
   { additionalProperties: false },
 );

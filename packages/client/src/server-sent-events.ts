@@ -8,7 +8,9 @@ export interface ServerSentEvent {
 
 /** Yields each event of a `text/event-stream` body; comments and keep-alives are skipped. */
 export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  // A TextDecoder rather than a TextDecoderStream: the DOM and Node typings disagree on the stream's types.
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = '';
   let event = 'message';
   let data: string[] = [];
@@ -17,7 +19,7 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value;
+      buffer += decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
         const line = buffer.slice(0, newline);

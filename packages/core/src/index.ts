@@ -86,6 +86,14 @@ export * from './use-cases/run-streams.js';
 export * from './use-cases/admin/manage-webhook-secrets.js';
 export * from './system/webhook-secret.js';
 
+// The pool as data.
+export * from './domain/backend.js';
+export * from './ports/backend-registry.js';
+export * from './use-cases/pool/manage-backends.js';
+export * from './use-cases/pool/pool-follower.js';
+export * from './use-cases/pool/dns-discovery.js';
+export * from './use-cases/pool/pool-overview.js';
+export * from './ports/name-resolver.js';
 // The admin API: admin tokens, their authentication and scopes, the audit trail.
 export * from './domain/admin-token.js';
 export * from './domain/audit.js';
@@ -97,3 +105,9 @@ export * from './ports/usage-repository.js';
 export * from './use-cases/admin/support-runs.js';
 export * from './use-cases/admin/monthly-usage.js';
 export * from './use-cases/admin/audit-trail.js';
+// Raw graphs and content by hash (the Comfy API v2).
+export * from './domain/canonical-json.js';
+export * from './domain/submitted-graph.js';
+export * from './use-cases/content-by-hash.js';
+export * from './use-cases/submit-graph.js';
+export * from './use-cases/fill-blake3.js';

@@ -60,6 +60,7 @@ describe('Asset records a killed writer left', () => {
       id: outputAssetId(run.id, 0),
       accountId: p.account.id,
       filename: 'out.png',
+      blake3: null,
       contentType: 'image/png',
       size: TINY_PNG.length,
       sha256,

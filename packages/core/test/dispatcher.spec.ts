@@ -31,7 +31,7 @@ function processView(inner: InMemoryExecutor): { executor: Executor; kill: () =>
   return { executor, kill: () => (alive = false) };
 }
 
-async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; backendGraceMs?: number; lostSignals?: string } = {}) {
+async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; backendGraceMs?: number; lostSignals?: string; maxAttempts?: number } = {}) {
   const backend = new InMemoryExecutor();
   const w = await makeWorld({ executor: backend });
   const p = await w.principal('ultra');
@@ -56,6 +56,7 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
         maxRunSeconds: options.maxRunSeconds ?? 1800,
         sweepMs: SWEEP_MS,
         backendGraceMs: options.backendGraceMs ?? 0,
+        ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
         log: (_l, m) => logs.push(m),
         onTransition: (change) => {
           transitions.push(change);
@@ -115,7 +116,16 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
     return run;
   };
   const sentTimes = (id: string) => backend.submitted.filter((j) => j.runId === id).length;
-  return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, logs, sentTimes };
+  /** Starts dispatching; a run is sent and started on its backend, and stays running. */
+  const startedRun = async () => {
+    await a.dispatcher.start();
+    const run = await create();
+    await a.dispatcher.idle();
+    backend.start(run.id, w.clock.nowMs());
+    await a.dispatcher.idle();
+    return run;
+  };
+  return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
 }
 
 describe('Dispatcher', () => {
@@ -433,8 +443,8 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
-  it('dispatches a run again when its backend forgets it before it starts, and fails it BACKEND_LOST after', async () => {
-    const t = await setup();
+  it('dispatches a run again when its backend forgets it before it starts, and fails it BACKEND_LOST after (no failover)', async () => {
+    const t = await setup({ maxAttempts: 1 });
     await t.a.dispatcher.start();
     const run = await t.create();
     await t.a.dispatcher.idle();
@@ -527,8 +537,61 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
-  it('fails a running run BACKEND_LOST once its backend stays unreachable past the grace period', async () => {
-    const t = await setup({ backendGraceMs: 5000 });
+  it('fails over a run its backend forgot after it started: dispatched again, succeeded with attempts 2, charged for the finishing attempt only', async () => {
+    const t = await setup();
+    const run = await t.startedRun();
+    expect((await t.get(run.id)).startedAt).to.not.equal(null);
+    const started = (await t.get(run.id)).startedAt;
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(run.id), 'dispatched to a backend again').to.equal(2);
+    const again = await t.get(run.id);
+    expect([again.status, again.attempts], 'still running: a status never moves backwards').to.deep.equal(['running', 2]);
+    t.backend.start(run.id, t.w.clock.nowMs());
+    t.backend.succeed(run.id, [], { startedAtMs: 1000, finishedAtMs: 4000 });
+    await t.a.dispatcher.idle();
+    const done = await t.get(run.id);
+    expect([done.status, done.attempts, done.metrics.gpuSeconds]).to.deep.equal(['succeeded', 2, 3]);
+    expect(done.startedAt, 'started once, when the first attempt did').to.deep.equal(started);
+    expect(await t.w.ports.gpuLedger.usedSeconds(done.accountId, new Date(0), new Date(8.64e15)), 'the lost attempt costs nothing').to.equal(3);
+    await t.a.dispatcher.stop();
+  });
+
+  it('fails a run BACKEND_LOST once every one of its attempts was lost', async () => {
+    const t = await setup({ maxAttempts: 2 });
+    const run = await t.startedRun();
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    const lost = await t.get(run.id);
+    expect([lost.status, lost.error?.code, lost.attempts, lost.metrics.gpuSeconds]).to.deep.equal(['failed', 'BACKEND_LOST', 2, null]);
+    expect(t.sentTimes(run.id)).to.equal(2);
+    await t.a.dispatcher.stop();
+  });
+
+  it('cancels a run failing over at once: a cancel wins over a failover', async () => {
+    const t = await setup();
+    const run = await t.startedRun();
+    // No backend takes the run again while it fails over.
+    t.backend.available = false;
+    t.backend.forget(run.id);
+    await t.a.dispatcher.idle();
+    expect(await t.get(run.id)).to.deep.include({ status: 'running', backendId: null });
+    const canceled = await t.w.api.cancelRun.execute(t.p, run.id);
+    expect(canceled.status).to.equal('canceled');
+    t.backend.available = true;
+    await t.a.sweep();
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(run.id), 'never dispatched again').to.equal(1);
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('fails a running run BACKEND_LOST once its backend stays unreachable past the grace period (no failover)', async () => {
+    const t = await setup({ backendGraceMs: 5000, maxAttempts: 1 });
     await t.a.dispatcher.start();
     const run = await t.create();
     await t.a.dispatcher.idle();

@@ -20,9 +20,16 @@ describe('limits file', () => {
     expect(merged.retention).to.deep.equal({ uploads_days: 7, outputs_days: null });
   });
 
+  it('takes a per-tier switch for submitted workflows: a boolean, true by default', () => {
+    const merged = mergeLimits({ tiers: { starter: { workflows: false } } });
+    expect(merged.tiers['starter']?.workflows).to.equal(false);
+    expect(merged.tiers['plus']?.workflows).to.equal(true);
+    expect(refusal({ tiers: { starter: { workflows: 'no' } } })).to.equal('limits: tiers.starter.workflows must be true or false');
+  });
+
   it('refuses a misspelt field, tier or retention field rather than keep its default silently', () => {
     expect(refusal({ max_queue_second: 60 })).to.equal(
-      'limits: unknown field "max_queue_second" (known: general_per_minute, auth_failures_per_minute, max_queue_seconds, max_run_seconds, tiers, retention)',
+      'limits: unknown field "max_queue_second" (known: general_per_minute, auth_failures_per_minute, max_queue_seconds, max_run_seconds, tiers, retention, max_attempts)',
     );
     expect(refusal({ tiers: { gold: { runs_per_hour: 5 } } })).to.equal('limits: tiers.gold is a new tier and needs runs_per_minute, gpu_seconds_per_month');
     expect(refusal({ tiers: { plus: { runs_per_hours: 5 } } })).to.equal(

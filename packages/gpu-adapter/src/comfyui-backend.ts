@@ -5,7 +5,9 @@
  * @module
  */
 import { CLAIM_LOST, CoreError, type ExecutionJob, type FollowedRunEvent, type ExecutionState, type FetchedOutput, type MediaFile, type OutputRef, type SubmitResult, type Logger } from '@runload/core';
+import { createHash } from 'node:crypto';
 import { applyInputs } from './apply-inputs.js';
+import type { AuthHeader } from './backend-auth.js';
 import { BackendCapabilities } from './backend-capabilities.js';
 import { ComfyUiHttp, StreamedBody, type StreamedResponse } from './comfyui-http.js';
 import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
@@ -26,6 +28,8 @@ export interface BackendOptions {
   /** How often followed runs are re-checked against `/queue` and `/history`. */
   readonly confirmIntervalMs: number;
   readonly log: Log;
+  /** Credentials sent on every request (a server behind an authenticating proxy). */
+  readonly auth?: AuthHeader | null;
 }
 
 /** Uploads go to their own input subfolder, named by asset id (so the same asset dedupes). */
@@ -51,6 +55,10 @@ export class ComfyUiBackend {
   private readonly followers: RunFollowers;
   /** What the server can run, from its `/object_info`; null until read. */
   capabilities: BackendCapabilities | null = null;
+  /** A hash of its last `/object_info` (servers that differ show different hashes); null until read. */
+  capabilitiesHash: string | null = null;
+  /** When it last answered a probe (epoch ms); null until it has. */
+  lastSeenAtMs: number | null = null;
   /** Prompts other clients hold on the server (read from its `/queue` at each probe). */
   foreignPrompts = 0;
   private capabilitiesReadAtMs = 0;
@@ -68,7 +76,7 @@ export class ComfyUiBackend {
     readonly url: string,
     private readonly options: BackendOptions,
   ) {
-    this.http = new ComfyUiHttp(url, options.requestTimeoutMs);
+    this.http = new ComfyUiHttp(url, options.requestTimeoutMs, options.auth ?? null);
     this.locator = new RunLocator(this.http);
     this.followers = new RunFollowers({ inspect: (id, hint) => this.locator.inspect(id, hint), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
     const executing = new ExecutingPrompt();
@@ -86,7 +94,7 @@ export class ComfyUiBackend {
       // A reconnect may be a restart with other models (or another server): read them again.
       this.capabilitiesReadAtMs = 0;
       this.uploaded.clear();
-    }, { onBinary: (frame) => previews.onFrame(frame) });
+    }, { onBinary: (frame) => previews.onFrame(frame), auth: options.auth ?? null });
   }
 
   async probe(): Promise<void> {
@@ -97,6 +105,7 @@ export class ComfyUiBackend {
       if (!this.healthy) this.options.log('info', 'ComfyUI backend reachable', { backend: this.url, version: this.version });
       this.healthy = true;
       this.detail = 'ok';
+      this.lastSeenAtMs = Date.now();
       this.socket.connect();
       await this.readQueueAndCapabilities();
     } catch (error) {
@@ -115,7 +124,9 @@ export class ComfyUiBackend {
     const now = Date.now();
     if (this.capabilities && now - this.capabilitiesReadAtMs < CAPABILITIES_REFRESH_MS) return;
     try {
-      this.capabilities = new BackendCapabilities(await this.http.getJson('/object_info', this.options.requestTimeoutMs));
+      const info = await this.http.getJson<Record<string, never>>('/object_info', this.options.requestTimeoutMs);
+      this.capabilities = new BackendCapabilities(info);
+      this.capabilitiesHash = createHash('sha256').update(JSON.stringify(info)).digest('hex').slice(0, 16);
       this.capabilitiesReadAtMs = now;
     } catch (error) {
       // The last capabilities known stay in use; the next probe tries again.

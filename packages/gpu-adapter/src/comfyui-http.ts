@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CoreError } from '@runload/core';
+import { authHeaders, type AuthHeader } from './backend-auth.js';
 
 const IDLE_CONNECTION_MS = 4000;
 const MIB = 1024 * 1024;
@@ -77,6 +78,8 @@ export class ComfyUiHttp {
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs: number,
+    /** Credentials for a server behind an authenticating proxy: sent, never shown. */
+    private readonly auth: AuthHeader | null = null,
   ) {
     const secure = baseUrl.startsWith('https:');
     this.transport = secure ? https : http;
@@ -160,7 +163,7 @@ export class ComfyUiHttp {
   }
 
   private sendOnce(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number): Promise<IncomingMessage> {
-    const headers: Record<string, string | number> = {};
+    const headers: Record<string, string | number> = authHeaders(this.auth);
     let payload: string | Readable | null = null;
     if (body instanceof StreamedBody) {
       headers['content-type'] = body.contentType;

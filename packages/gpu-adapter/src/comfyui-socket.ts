@@ -8,6 +8,7 @@
  * @module
  */
 import WebSocket from 'ws';
+import { authHeaders, type AuthHeader } from './backend-auth.js';
 
 export interface SocketMessage {
   readonly type: string;
@@ -18,6 +19,8 @@ export interface SocketOptions {
   readonly pingIntervalMs?: number;
   /** Each binary frame (previews), untouched. */
   readonly onBinary?: (frame: Buffer) => void;
+  /** Credentials the server's proxy wants, sent with the upgrade request. */
+  readonly auth?: AuthHeader | null;
 }
 
 /** What runload tells the server it understands: previews that name their prompt and node. */
@@ -50,7 +53,7 @@ export class ComfyUiSocket {
   connect(): void {
     if (this.closed || this.ws) return;
     const url = `${this.baseUrl.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(this.clientId)}`;
-    const ws = new WebSocket(url, { handshakeTimeout: 3000 });
+    const ws = new WebSocket(url, { handshakeTimeout: 3000, headers: authHeaders(this.options.auth ?? null) });
     this.ws = ws;
     let alive = true;
     ws.on('pong', () => (alive = true));

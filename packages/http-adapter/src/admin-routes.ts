@@ -10,6 +10,7 @@ import { accountAdminRoutes } from './admin-account-routes.js';
 import { appAdminRoutes } from './admin-app-routes.js';
 import { runAdminRoutes } from './admin-run-routes.js';
 import { usageAdminRoutes } from './admin-usage-routes.js';
+import { backendAdminRoutes } from './admin-backend-routes.js';
 
 export function adminRouteTable(api: RunloadApi): AdminRoute[] {
   return [
@@ -18,5 +19,6 @@ export function adminRouteTable(api: RunloadApi): AdminRoute[] {
     ...appAdminRoutes(api),
     ...runAdminRoutes(api),
     ...usageAdminRoutes(api),
+    ...backendAdminRoutes(api),
   ];
 }

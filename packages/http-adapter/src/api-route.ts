@@ -64,7 +64,16 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return new FastResponse(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': length, ...headers } });
 }
 
-export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: RouteContext) => Promise<RouteResult>) {
+/**
+ * @param presentError how errors are answered: this API's forms by default; the Comfy API v2
+ *   routes give their own envelope and codes.
+ */
+export function apiRoute(
+  deps: PipelineDeps,
+  kind: RouteKind,
+  handler: (ctx: RouteContext) => Promise<RouteResult>,
+  presentError: (error: unknown) => ErrorResponse = errorResponse,
+) {
   return async (event: H3Event): Promise<Response> => {
     const requestId = requestIdOf(event, deps);
     const log = requestLog(event, deps);
@@ -102,9 +111,9 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
       if (result.failure) return await finish(result.failure.status, result.failure.body, { ...result.failure.headers, ...result.headers });
       return await finish(result.status, result.body, result.headers ?? {}, result.stream);
     } catch (error) {
-      if (isClientGone(error)) return clientGone(log, requestId);
+      if (isClientGone(error)) return clientGone(log, requestId, presentError);
       if (CoreError.is(error) && error.windows) windows = mergeWindows(windows, error.windows);
-      const response = loggedErrorResponse(error, log);
+      const response = loggedErrorResponse(error, log, presentError);
       try {
         return await finish(response.status, response.body, response.headers);
       } catch (secondary) {
@@ -116,14 +125,15 @@ export function apiRoute(deps: PipelineDeps, kind: RouteKind, handler: (ctx: Rou
 }
 
 /** A client that went away mid-request: noted, and answered in case anything still listens. */
-export function clientGone(log: Logger, requestId: string): Response {
+export function clientGone(log: Logger, requestId: string, present: (error: unknown) => ErrorResponse = errorResponse): Response {
   log('info', 'client went away');
-  return jsonResponse(400, { error: { code: 'INVALID_REQUEST', message: 'The request ended early' } }, { 'X-Request-Id': requestId });
+  const ended = present(new CoreError('INVALID_REQUEST', 'The request ended early'));
+  return jsonResponse(ended.status, ended.body, { 'X-Request-Id': requestId });
 }
 
 /** The error's response; a server-side failure is logged with its cause. */
-export function loggedErrorResponse(error: unknown, log: Logger): ErrorResponse {
-  const response = errorResponse(error);
+export function loggedErrorResponse(error: unknown, log: Logger, present: (error: unknown) => ErrorResponse = errorResponse): ErrorResponse {
+  const response = present(error);
   if (response.status >= 500) log(response.status === 500 ? 'error' : 'warn', 'request failed', { error: describeError(error) });
   return response;
 }

@@ -11,6 +11,7 @@ import { requestIdOf, requestLog } from './request-log.js';
 import { apiRoute, jsonResponse, type PipelineDeps, type RouteContext, type RouteKind, type RouteResult } from './api-route.js';
 import { corsMiddleware } from './cors.js';
 import { registerDocumentationRoutes } from './documentation-routes.js';
+import { registerConsoleRoutes } from './console-routes.js';
 import { errorResponse, HttpError } from './error-response.js';
 import { requestTimer, type HttpMetrics } from './http-metrics.js';
 import { withoutBody } from './head-response.js';
@@ -34,6 +35,8 @@ import { runPreviewRoute } from './run-preview-route.js';
 import { MULTIPART_SLACK_BYTES } from './upload-options.js';
 import { ADMIN_PREFIX, adminPipeline, type AdminRoute } from './admin-route.js';
 import { adminRouteTable } from './admin-routes.js';
+import { routePattern } from './route-pattern.js';
+import { registerComfyV2Routes } from './comfy-v2/register-comfy-v2.js';
 
 export interface HttpAppOptions {
   /** The upload size cap in bytes (CONTRACT 1: `RUNLOAD_MAX_UPLOAD_BYTES`). */
@@ -54,6 +57,8 @@ export interface HttpAppOptions {
   readonly corsOrigins?: readonly string[];
   /** Counts requests and serves `GET /metrics`; without it there is no `/metrics` route. */
   readonly metrics?: HttpMetrics;
+  /** The directory of the built web console (its `index.html`); without it `/console` answers 404. */
+  readonly consoleRoot?: string | undefined;
   /** Admin routes served beside the built-in ones (an embedder's own operator routes). */
   readonly adminRoutes?: readonly AdminRoute[];
 }
@@ -72,12 +77,8 @@ function frameworkError(status: number): HttpError | null {
   return null;
 }
 
-/** The root paths of the API description (`/openapi.json`, `/docs`, its assets). */
-const DOCUMENTATION_PATH = /^\/(openapi\.json|docs|docs\/assets\/[^/]+)$/;
-
-function pattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/:[a-z]+/g, '[^/]+')}/?$`);
-}
+/** The root paths of the API description (`/openapi.json`, `/docs`, its assets) and of the console. */
+const DOCUMENTATION_PATH = /^\/(openapi\.json|docs|docs\/assets\/[^/]+|console\/?|console\/assets\/[^/]+)$/;
 
 export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   const deps: PipelineDeps = {
@@ -148,6 +149,7 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
   app.on('HEAD', '/healthz', async (event) => withoutBody(await healthz(event)));
 
   registerDocumentationRoutes(app, { requestId: (event) => requestIdOf(event, deps), trustedProxies: deps.trustedProxies });
+  registerConsoleRoutes(app, { root: options.consoleRoot, requestId: (event) => requestIdOf(event, deps) });
   const metrics = options.metrics;
   if (metrics) {
     const serveMetrics = async (event: H3Event) => {
@@ -158,9 +160,12 @@ export function createHttpApp(api: RunloadApi, options: HttpAppOptions): H3 {
     app.on('HEAD', '/metrics', async (event) => withoutBody(await serveMetrics(event)));
   }
 
+  // The Comfy API v2, on the same use cases (its routes, its fallback, /openapi-v2.json).
+  registerComfyV2Routes(app, deps, { upload, maxJsonBytes, health: options.health });
+
   const matchers = [
-    ...routes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${r.path}`) })),
-    ...adminRoutes.map((r) => ({ method: r.method, regex: pattern(`${API_PREFIX}${ADMIN_PREFIX}${r.path}`) })),
+    ...routes.map((r) => ({ method: r.method, regex: routePattern(`${API_PREFIX}${r.path}`) })),
+    ...adminRoutes.map((r) => ({ method: r.method, regex: routePattern(`${API_PREFIX}${ADMIN_PREFIX}${r.path}`) })),
   ];
   const routeError = (event: H3Event): HttpError => {
     const path = event.url.pathname;

@@ -42,6 +42,10 @@ const STATUS: Record<CoreErrorCode, number> = {
   INVALID_WEBHOOK: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // The pool (admin API).
+  BACKEND_NOT_FOUND: 404,
+  BACKEND_EXISTS: 409,
+  BACKEND_BUSY: 409,
   INTERNAL_ERROR: 500,
   // The admin API.
   MISSING_ADMIN_TOKEN: 401,
@@ -49,7 +53,18 @@ const STATUS: Record<CoreErrorCode, number> = {
   FORBIDDEN: 403,
   ADMIN_TOKEN_NOT_FOUND: 404,
   INVALID_VALUE: 422,
+  // Raw graphs and content by hash: answered on the Comfy API v2 routes only.
+  WORKFLOW_FORMAT_UI: 422,
+  MISSING_ASSET: 422,
+  HASH_MISMATCH: 409,
+  BLOB_NOT_FOUND: 404,
+  WORKFLOWS_FORBIDDEN: 403,
 };
+
+/** The HTTP status of a core error code. */
+export function statusOf(code: CoreErrorCode): number {
+  return STATUS[code] ?? 500;
+}
 
 /** Seconds a client should wait when the database is unreachable. */
 const STORAGE_RETRY_AFTER_SECONDS = 5;
@@ -73,7 +88,7 @@ export function errorResponse(error: unknown): ErrorResponse {
   if (!CoreError.is(error)) {
     return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' } }, headers: {} };
   }
-  const status = STATUS[error.code] ?? 500;
+  const status = statusOf(error.code);
   const headers: Record<string, string> = {};
   switch (error.code) {
     case 'MISSING_API_KEY':

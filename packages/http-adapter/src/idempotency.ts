@@ -18,17 +18,7 @@ export function idempotencyKeyOf(ctx: RouteContext): string | null {
   return key;
 }
 
-/** JSON with object keys sorted: the same body however its keys were ordered or spaced. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { canonicalJson } from '@runload/core';
 
 export function fingerprint(...parts: string[]): string {
   const hash = createHash('sha256');
@@ -66,15 +56,23 @@ export async function idempotently(
 /**
  * Uploads are fingerprinted by their bytes and filename, known only once stored: the upload runs
  * first, then the key decides. A replay or a refusal removes the copy just stored.
+ * @param endpoint names the route in the fingerprint (a key used on another upload route is another request)
+ * @param assetIdOf the stored asset's id in the upload's answer
  */
-export async function idempotentUpload(ctx: RouteContext, api: RunloadApi, upload: () => Promise<RouteResult>): Promise<RouteResult> {
+export async function idempotentUpload(
+  ctx: RouteContext,
+  api: RunloadApi,
+  upload: () => Promise<RouteResult>,
+  endpoint = 'POST /assets',
+  assetIdOf: (body: unknown) => string = (body) => (body as { asset_id: string }).asset_id,
+): Promise<RouteResult> {
   const key = idempotencyKeyOf(ctx);
   const result = await upload();
-  if (key === null || result.status !== 201) return result;
-  const asset: Asset = await api.getAsset.execute(ctx.principal, (result.body as { asset_id: string }).asset_id);
+  if (key === null || result.failure || result.status < 200 || result.status > 299) return result;
+  const asset: Asset = await api.getAsset.execute(ctx.principal, assetIdOf(result.body));
   let start;
   try {
-    start = await api.idempotency.begin(ctx.principal.account.id, key, fingerprint('POST /assets', asset.sha256, asset.filename));
+    start = await api.idempotency.begin(ctx.principal.account.id, key, fingerprint(endpoint, asset.sha256, asset.filename));
   } catch (error) {
     await api.uploadAsset.remove(asset);
     throw error;

@@ -1,5 +1,5 @@
 /** Domain objects as the API's snake_case JSON (CONTRACT 3 and 4). */
-import type { AccountOverview, AppVersion, Asset, PreviewInfo, Run } from '@runload/core';
+import type { AccountOverview, AppVersion, Asset, BackendView, PreviewInfo, Run } from '@runload/core';
 
 export const API_PREFIX = '/api/v1';
 
@@ -47,6 +47,7 @@ export function presentRun(run: Run, queuePosition: number | null) {
     metrics: { queue_ms: run.metrics.queueMs, run_ms: run.metrics.runMs, gpu_seconds: run.metrics.gpuSeconds === null ? null : toMilliseconds(run.metrics.gpuSeconds) },
     // Shown to the run's owner only (every run route is the owner's); nothing secret is kept on a run.
     ...(run.webhook ? { webhook: run.webhook.url, webhook_events: [...run.webhook.events] } : {}),
+    attempts: run.attempts,
   };
 }
 
@@ -94,4 +95,27 @@ export function toMilliseconds(seconds: number): number {
 /** The `preview` event of a run's stream; the `seq` in the URL only defeats caches (the route answers the latest). */
 export function presentPreviewEvent(info: PreviewInfo) {
   return { run_id: info.runId, node_id: info.nodeId, seq: info.seq, content_type: info.contentType, url: `/api/v1/runs/${info.runId}/preview?seq=${info.seq}` };
+}
+
+/** A backend of the pool (CLI and admin API). Its credentials are never shown: `has_auth` says they exist. */
+export function presentBackend(v: BackendView) {
+  const b = v.backend;
+  return {
+    backend_id: b.id,
+    url: b.url,
+    source: b.source,
+    state: b.state,
+    labels: { ...b.labels },
+    depth: b.depth,
+    has_auth: b.auth !== null,
+    reachable: v.lapsed ? false : b.reachable,
+    held: v.held,
+    comfyui_version: b.comfyuiVersion,
+    capabilities_hash: b.capabilitiesHash,
+    warm_app_versions: [...v.warmAppVersions],
+    runs_executed: v.runsExecuted,
+    gpu_seconds: toMilliseconds(v.gpuSeconds),
+    last_seen_at: b.lastSeenAt?.toISOString() ?? null,
+    expires_at: b.expiresAt?.toISOString() ?? null,
+  };
 }

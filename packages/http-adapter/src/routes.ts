@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { CoreError, isUuid, type ByteRange, type Run, type RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
-import { errorResponse } from './error-response.js';
+import { errorResponse, type ErrorResponse } from './error-response.js';
 import { PageQuery } from '@runload/api-schema';
 import { pollUrl, presentAccount, presentAppSummary, presentAppVersion, presentAsset, presentCreatedRun, presentRun } from './presenters.js';
 import { readJsonBody } from './read-json-body.js';
@@ -105,7 +105,8 @@ function parseRange(header: string | null, size: number): ByteRange | null {
   return range.end < range.start ? null : range;
 }
 
-export function assetContentRoute(api: RunloadApi) {
+/** @param presentError how a 416 is answered (the Comfy API v2 routes have their own envelope) */
+export function assetContentRoute(api: RunloadApi, presentError: (error: unknown) => ErrorResponse = errorResponse) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const id = idParam(ctx.event, () => new CoreError('ASSET_NOT_FOUND', `Asset ${param(ctx.event, 'id')} not found`));
     const asset = await api.getAsset.execute(ctx.principal, id);
@@ -129,7 +130,7 @@ export function assetContentRoute(api: RunloadApi) {
     } catch (error) {
       if (CoreError.hasCode(error, 'RANGE_NOT_SATISFIABLE')) {
         // RFC 9110 15.5.17: a 416 names the current length of the representation.
-        const refused = errorResponse(error);
+        const refused = presentError(error);
         return { status: refused.status, failure: { ...refused, headers: { ...refused.headers, 'Content-Range': `bytes */${asset.size}` } } };
       }
       throw error;

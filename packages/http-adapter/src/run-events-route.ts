@@ -6,13 +6,35 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { CoreError, isUuid, type RunloadApi, type RunStreamSink } from '@runload/core';
+import { CoreError, isUuid, type PreviewInfo, type RunloadApi, type RunStreamSink, type RunView } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { presentPreviewEvent, presentRun } from './presenters.js';
 
 const encoder = new TextEncoder();
 
+/** Turns the run's records and previews into the text of the stream's frames; one per stream (it may keep state). */
+export interface StreamFrames {
+  record(view: RunView, last: boolean): string;
+  /** A new preview's frames; without it the stream carries no previews. */
+  preview?(info: PreviewInfo): string | Promise<string>;
+}
+
 export function runEventsRoute(api: RunloadApi) {
+  return eventStreamRoute(api, () => {
+    let seq = 0;
+    const next = (event: string, data: unknown) => {
+      seq += 1;
+      return `id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    };
+    return {
+      record: (view) => next('run', presentRun(view.run, view.queuePosition)),
+      preview: (info) => next('preview', presentPreviewEvent(info)),
+    };
+  });
+}
+
+/** The stream of a run's records, each written as `frames` of this stream say. */
+export function eventStreamRoute(api: RunloadApi, frames: (ctx: RouteContext) => StreamFrames) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const raw = String((ctx.event.context.params as Record<string, string> | undefined)?.['id'] ?? '');
     if (!isUuid(raw)) throw new CoreError('RUN_NOT_FOUND', `Run ${raw} not found`);
@@ -43,17 +65,23 @@ export function runEventsRoute(api: RunloadApi) {
         stop();
       }
     };
-    let seq = 0;
+    const frame = frames(ctx);
+    const toPreview = frame.preview?.bind(frame);
     const sink: RunStreamSink = {
       record(view, last) {
-        seq += 1;
-        write(`id: ${seq}\nevent: run\ndata: ${JSON.stringify(presentRun(view.run, view.queuePosition))}\n\n`);
+        write(frame.record(view, last));
         if (last) sink.end();
       },
-      preview(info) {
-        seq += 1;
-        write(`id: ${seq}\nevent: preview\ndata: ${JSON.stringify(presentPreviewEvent(info))}\n\n`);
-      },
+      // A preview read after the stream ended is dropped by `write`.
+      ...(toPreview
+        ? {
+            preview: (info: PreviewInfo) => {
+              const text = toPreview(info);
+              if (typeof text === 'string') write(text);
+              else void text.then(write, () => undefined);
+            },
+          }
+        : {}),
       heartbeat() {
         write(': keep-alive\n\n');
       },

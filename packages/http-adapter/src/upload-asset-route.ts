@@ -60,11 +60,22 @@ export function decideUpload(report: UploadReport): RouteResult {
 }
 
 export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, options: UploadOptions): Promise<RouteResult> {
+  return (await receiveUpload(ctx, api, options)).result;
+}
+
+/** An upload's answer, with the other form fields it carried (those sent before the file part). */
+export interface ReceivedUpload {
+  readonly result: RouteResult;
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+export async function receiveUpload(ctx: RouteContext, api: RunloadApi, options: UploadOptions): Promise<ReceivedUpload> {
   const contentType = ctx.event.req.headers.get('content-type') ?? '';
+  const fields: Record<string, string> = {};
   // A request that is not multipart at all (no body, JSON, text) holds no file; a multipart one
   // without its boundary is a broken upload.
   const result = /^multipart\/form-data\s*;/i.test(contentType)
-    ? await streamUpload(ctx, api, options, contentType)
+    ? await streamUpload(ctx, api, options, contentType, fields)
     : /^multipart\/form-data\b/i.test(contentType)
       ? { ...uploadFailed(400), cause: new Error('the multipart/form-data body has no boundary') }
       : { ...NO_FILE, cause: new Error(`the body is not multipart/form-data (content-type: ${contentType.slice(0, 100) || 'none'})`) };
@@ -72,10 +83,10 @@ export async function uploadAssetRoute(ctx: RouteContext, api: RunloadApi, optio
   if (result.failure && result.failure.status < 500) {
     ctx.log('info', 'upload refused', { status: result.failure.status, reason: describe(result.cause) });
   }
-  return result;
+  return { result, fields };
 }
 
-async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadOptions, contentType: string): Promise<RouteResult> {
+async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadOptions, contentType: string, fields: Record<string, string>): Promise<RouteResult> {
   const nodeReq = ctx.event.runtime?.node?.req as IncomingMessage | undefined;
   const source = nodeReq ?? webBodyAsNode(ctx.event.req, contentType);
   const bound = options.maxUploadBytes + options.multipartSlackBytes;
@@ -113,6 +124,9 @@ async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadO
       );
       return pass;
     },
+  });
+  form.on('field', (name, value) => {
+    fields[name] ??= value;
   });
   form.on('fileBegin', (name, file) => {
     part = { name, filename: file.originalFilename ?? null };

@@ -3,20 +3,8 @@ import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { makeHarness, type Harness } from './harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // Any name but loopback fails to resolve, so a stray request could never succeed either.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
+// The one list of Chromium's flags, shared with the console's browser tests.
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../console/test/browser.js';
 
 describe('the docs page in headless Chromium', function () {
   this.timeout(90_000);
@@ -37,7 +25,7 @@ describe('the docs page in headless Chromium', function () {
   it('renders the runs and assets operations once each, names its server, and makes no request outside runload', async () => {
     h = await makeHarness('node');
     const origin = new URL(h.url as string).origin;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
     const page = await browser.newPage();
     const requested: string[] = [];
     const violations: string[] = [];

@@ -2,10 +2,10 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRunloadApi, mergeLimits, type Executor, type Logger, type Tier } from '@runload/core';
+import { createRunloadApi, mergeLimits, type Executor, type Logger, type NodeCatalog, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock } from '@runload/core/testing';
 import { createHttpApp, startHttpServer, type AdminRoute, type HttpMetrics, type RunningHttpServer } from '@runload/http-adapter';
-import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
+import { conformingFetch, createResponseChecker, type ResponseChecker } from '@runload/api-schema/testing';
 
 /** Every response a suite receives is checked against the OpenAPI document. */
 const conformance = createResponseChecker();
@@ -54,10 +54,13 @@ export async function makeHarness(
     log?: Logger;
     metrics?: HttpMetrics;
     adminRoutes?: AdminRoute[];
+    nodeCatalog?: NodeCatalog;
+    /** What responses are checked against (the `/api/v1` document by default). */
+    checker?: ResponseChecker;
   } = {},
 ): Promise<Harness> {
   const clock = new FakeClock(T0);
-  const ports = createInMemoryPorts({ clock, ...(options.executor ? { executor: options.executor } : {}) });
+  const ports = createInMemoryPorts({ clock, ...(options.executor ? { executor: options.executor } : {}), ...(options.nodeCatalog ? { nodeCatalog: options.nodeCatalog } : {}) });
   const api = createRunloadApi(ports, mergeLimits(options.limits ?? {}));
   // The test's stand-in for the data directory, with the upload scratch directory inside it.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runload-http-'));
@@ -94,7 +97,7 @@ export async function makeHarness(
     uploadDir,
     url: server?.url ?? null,
     unsettledUploads: () => reading + ports.blobs.stagedCount,
-    request: conformingFetch(conformance, async (pathname, init) =>
+    request: conformingFetch(options.checker ?? conformance, async (pathname, init) =>
       server ? fetch(`${server.url}${pathname}`, init) : app.fetch(new Request(`http://runload.test${pathname}`, init)),
     ),
     user: async (tier = 'starter') => {

@@ -37,6 +37,7 @@ for (const transport of TRANSPORTS) {
         outputs: [],
         error: null,
         metrics: { queue_ms: null, run_ms: null, gpu_seconds: null },
+        attempts: 0,
       });
       const cancel = await h.request(`/api/v1/runs/${runId}/cancel`, { method: 'POST', headers: u.auth });
       expect(cancel.status).to.equal(200);

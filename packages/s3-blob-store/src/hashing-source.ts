@@ -4,6 +4,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import type { IHasher } from 'hash-wasm';
 import { CoreError } from '@runload/core';
 
 const HEAD_BYTES = 4100;
@@ -16,7 +17,12 @@ export class HashingSource {
   /** The error the source itself threw (the uploader may wrap it; the caller rethrows this one). */
   sourceError: unknown = undefined;
 
-  constructor(private readonly source: AsyncIterable<Uint8Array>, private readonly maxBytes: number) {}
+  /** @param b3 a fresh BLAKE3 hasher (hash-wasm's are made asynchronously), fed in the same pass as the SHA-256 */
+  constructor(
+    private readonly source: AsyncIterable<Uint8Array>,
+    private readonly maxBytes: number,
+    private readonly b3: IHasher,
+  ) {}
 
   async *chunks(): AsyncGenerator<Uint8Array> {
     const iterator = this.source[Symbol.asyncIterator]();
@@ -41,6 +47,7 @@ export class HashingSource {
           throw this.sourceError;
         }
         this.hash.update(chunk);
+        this.b3.update(chunk);
         if (this.headSize < HEAD_BYTES) {
           const part = Buffer.from(chunk.subarray(0, HEAD_BYTES - this.headSize));
           this.headParts.push(part);
@@ -56,6 +63,10 @@ export class HashingSource {
 
   sha256(): string {
     return this.hash.digest('hex');
+  }
+
+  blake3(): string {
+    return this.b3.digest('hex');
   }
 
   head(): Uint8Array {

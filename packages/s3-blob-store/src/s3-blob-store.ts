@@ -21,6 +21,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobStore, ByteRange, StagedBlob } from '@runload/core';
 import type { S3BlobStoreOptions } from './blob-url.js';
 import { HashingSource } from './hashing-source.js';
+import { createBLAKE3 } from 'hash-wasm';
 
 /** Size of one multipart part, and parts in flight at once: at most their product is buffered. */
 const PART_BYTES = 5 * 1024 * 1024;
@@ -51,7 +52,7 @@ export class S3BlobStore implements BlobStore {
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const tempKey = `${this.root}staging/${randomUUID()}`;
-    const hashing = new HashingSource(source, options.maxBytes);
+    const hashing = new HashingSource(source, options.maxBytes, await createBLAKE3());
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: tempKey, Body: Readable.from(hashing.chunks(), { objectMode: false }) },
@@ -69,6 +70,7 @@ export class S3BlobStore implements BlobStore {
     let settled = false;
     return {
       sha256,
+      blake3: hashing.blake3(),
       size: hashing.size,
       head: hashing.head(),
       commit: async () => {
@@ -104,6 +106,14 @@ export class S3BlobStore implements BlobStore {
       if (isNotFound(error)) return null;
       throw error;
     }
+  }
+
+  async blake3Of(sha256: string): Promise<string | null> {
+    const bytes = await this.open(sha256);
+    if (!bytes) return null;
+    const b3 = await createBLAKE3();
+    for await (const chunk of bytes) b3.update(chunk);
+    return b3.digest('hex');
   }
 
   async size(sha256: string): Promise<number | null> {

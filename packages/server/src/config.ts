@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_LIMITS, mergeLimits, type LimitsConfig } from '@runload/core';
+import { DEFAULT_LIMITS, mergeLimits, normalizeBackendUrl, parseCredentials, type BackendCredentials, type LimitsConfig } from '@runload/core';
 import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store';
 
 export interface RunloadConfig {
@@ -36,6 +36,14 @@ export interface RunloadConfig {
   readonly sweepSeconds: number;
   /** From `RUNLOAD_BLOB_URL=s3://…` and `RUNLOAD_S3_*`; null keeps blobs in the data directory. */
   readonly s3Blobs: S3BlobStoreOptions | null;
+  // The pool as data.
+  /** `RUNLOAD_COMFYUI_AUTH_HEADER` (`Name: value`): credentials for the configured and DNS backends. Never shown. */
+  readonly comfyUiAuth: BackendCredentials | null;
+  /** `RUNLOAD_COMFYUI_DNS=name:port[,…]`: names whose every address is a backend. */
+  readonly comfyUiDns: readonly { readonly name: string; readonly port: number }[];
+  /** `RUNLOAD_DNS_SERVERS=ip[:port][,…]`: the resolver's servers; empty keeps the system's. */
+  readonly dnsServers: readonly string[];
+  readonly dnsRefreshSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -74,7 +82,9 @@ function checkComfyUiUrl(url: string): void {
   }
   if (!/^https?:$/.test(parsed.protocol) || !/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" is not an http(s) URL`);
   if (parsed.username || parsed.password) {
-    throw new ConfigError('RUNLOAD_COMFYUI_URLS: a URL with credentials would show them in /healthz, /metrics and the logs; reach ComfyUI on a private network instead');
+    throw new ConfigError(
+      'RUNLOAD_COMFYUI_URLS: a URL with credentials would show them in /healthz, /metrics and the logs; reach ComfyUI on a private network instead, or give them with RUNLOAD_COMFYUI_AUTH_HEADER (or backends add --auth-header / --basic-auth)',
+    );
   }
   if (parsed.search || parsed.hash) throw new ConfigError(`RUNLOAD_COMFYUI_URLS: "${url}" must be the server's base URL, without a query or fragment`);
 }
@@ -131,7 +141,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: path.resolve(cwd, env['RUNLOAD_DATA_DIR']?.trim() || './data'),
     databaseUrl,
     redisUrl,
-    comfyUiUrls: comfyUiUrls.map((u) => u.replace(/\/+$/, '')),
+    comfyUiUrls: comfyUiUrls.map((u) => normalizeBackendUrl(u)),
     maxUploadBytes: integer(env, 'RUNLOAD_MAX_UPLOAD_BYTES', 104_857_600, 1, Number.MAX_SAFE_INTEGER),
     limits: readLimits(env['RUNLOAD_LIMITS_FILE'], cwd),
     trustedProxies: list(env['RUNLOAD_TRUSTED_PROXIES']),
@@ -143,7 +153,30 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookRetryDelaysMs: retryDelays(env['RUNLOAD_WEBHOOK_RETRY_DELAYS_MS']),
     sweepSeconds: integer(env, 'RUNLOAD_SWEEP_SECONDS', 600, 1, 86_400),
     s3Blobs: readBlobUrl(env),
+    comfyUiAuth: readAuthHeader(env['RUNLOAD_COMFYUI_AUTH_HEADER']),
+    comfyUiDns: readDnsNames(env['RUNLOAD_COMFYUI_DNS']),
+    dnsServers: list(env['RUNLOAD_DNS_SERVERS']),
+    dnsRefreshSeconds: integer(env, 'RUNLOAD_DNS_REFRESH_SECONDS', 10, 1, 3600),
   };
+}
+
+function readAuthHeader(raw: string | undefined): BackendCredentials | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  try {
+    return parseCredentials({ header: raw });
+  } catch (error) {
+    // The message never repeats the value: it is a secret.
+    throw new ConfigError(`RUNLOAD_COMFYUI_AUTH_HEADER: ${(error as Error).message}`);
+  }
+}
+
+function readDnsNames(raw: string | undefined): { name: string; port: number }[] {
+  return list(raw).map((item) => {
+    const match = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(item);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65535) throw new ConfigError(`RUNLOAD_COMFYUI_DNS: each entry is name:port, got "${item}"`);
+    return { name: match[1] as string, port };
+  });
 }
 
 function readBlobUrl(env: Env): S3BlobStoreOptions | null {

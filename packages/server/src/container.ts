@@ -21,6 +21,7 @@ import {
   GPU_LEDGER,
   ID_GENERATOR,
   NAMED_LOCKS,
+  BACKEND_REGISTRY,
   LIMITS_CONFIG,
   LOGGER,
   MEDIA_TYPE_DETECTOR,
@@ -33,15 +34,18 @@ import {
   runWindowHistory,
   SystemClock,
   WORK_SIGNAL,
+  type BackendRegistry,
   type Clock,
   type Executor,
+  type RunloadApi,
   type RunloadPorts,
   type RunRepository,
 } from '@runload/core';
 import { InMemoryPreviewStore, InMemoryRateLimiter, InMemoryWorkSignal } from '@runload/core/in-process';
 import { ComfyUiNodeCatalog } from '@runload/gpu-adapter';
-import { gpuModule } from '@runload/gpu-adapter/module';
+import { gpuModule, poolBackends } from '@runload/gpu-adapter/module';
 import { HTTP_METRICS, httpModule } from '@runload/http-adapter/module';
+import { consoleRoot } from '@runload/console';
 import { FileTypeMediaDetector } from '@runload/media-detector';
 import { redisModule } from '@runload/redis-limiter/module';
 import type { Database } from '@runload/storage-adapter';
@@ -55,6 +59,7 @@ import { retentionModule } from './retention-module.js';
 import { createLogger } from './log.js';
 import { createMetrics, type RunloadMetrics } from './metrics.js';
 import { runtimeModule } from './runtime-module.js';
+import { poolModule } from './pool-module.js';
 import { CONFIG, PORTS } from './tokens.js';
 
 export interface ContainerOptions {
@@ -85,6 +90,7 @@ const PORT_TOKENS = {
   clock: CLOCK,
   ids: ID_GENERATOR,
   previews: PREVIEW_STORE,
+  backends: BACKEND_REGISTRY,
   adminTokens: ADMIN_TOKEN_REPOSITORY,
   auditLog: AUDIT_LOG,
   usage: USAGE_REPOSITORY,
@@ -134,25 +140,31 @@ function inProcessModule(): ContainerModule {
   });
 }
 
-/** An executor brought by a test or an embedder; node definitions still come from the configured backends. */
-function executorModule(executor: Executor, urls: readonly string[]): ContainerModule {
+/** An executor brought by a test or an embedder; node definitions still come from the pool's backends. */
+function executorModule(executor: Executor, config: RunloadConfig): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind<Executor>(EXECUTOR)
       .toConstantValue(executor)
       .onDeactivation((e) => e.close());
-    bind(NODE_CATALOG).toConstantValue(new ComfyUiNodeCatalog(urls, 3000));
+    bind(NODE_CATALOG)
+      .toResolvedValue((registry: BackendRegistry) => new ComfyUiNodeCatalog(poolBackends(registry, config.comfyUiUrls, config.comfyUiAuth), 3000), [BACKEND_REGISTRY])
+      .inSingletonScope();
   });
 }
 
 export function buildContainer(config: RunloadConfig, options: ContainerOptions): Container {
   const container = new Container({ defaultScope: 'Singleton' });
-  const metrics = createMetrics({ db: () => container.getAsync(DATABASE), executor: () => container.getAsync(EXECUTOR) });
+  const metrics = createMetrics({
+    db: () => container.getAsync(DATABASE),
+    executor: () => container.getAsync(EXECUTOR),
+    pool: async () => (await container.getAsync<RunloadApi>(RUNLOAD_API)).poolOverview,
+  });
   container.load(
     coreModule(config, options, metrics),
     storageModule({ url: config.databaseUrl, dataDir: config.dataDir }),
     new ContainerModule(({ bind }) => void bind(BLOB_STORE).toConstantValue(blobStoreFor(config))),
     config.redisUrl ? redisModule(config.redisUrl) : inProcessModule(),
-    options.executor ? executorModule(options.executor, config.comfyUiUrls) : gpuModule({ urls: config.comfyUiUrls, probe: options.dispatch }),
+    options.executor ? executorModule(options.executor, config) : gpuModule({ urls: config.comfyUiUrls, auth: config.comfyUiAuth, probe: options.dispatch }),
     httpModule({
       host: config.host,
       port: config.port,
@@ -160,9 +172,12 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
       uploadDir: path.join(config.dataDir, 'uploads'),
       trustedProxies: config.trustedProxies,
       corsOrigins: config.corsOrigins,
+      consoleRoot: consoleRoot(),
     }),
     runtimeModule(container),
   );
   if (options.dispatch) container.load(retentionModule(), dispatcherModule(), integrationsModule());
+  // The pool as data.
+  if (options.dispatch) container.load(poolModule());
   return container;
 }

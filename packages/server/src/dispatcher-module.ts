@@ -34,6 +34,7 @@ export function dispatcherModule(): ContainerModule {
               maxRunSeconds: config.limits.max_run_seconds,
               sweepMs: Math.min(2000, (config.leaseSeconds * 1000) / 3),
               backendGraceMs: config.leaseSeconds * 1000,
+              maxAttempts: config.limits.max_attempts,
               log: createLogger('dispatcher'),
             },
           );

@@ -6,7 +6,7 @@
  * @module
  */
 import client from 'prom-client';
-import { TERMINAL_STATUSES, type Executor, type Run, type RunRepository } from '@runload/core';
+import { BACKEND_SOURCES, BACKEND_STATES, TERMINAL_STATUSES, type Executor, type PoolOverview, type Run, type RunRepository } from '@runload/core';
 import type { HttpMetrics } from '@runload/http-adapter';
 import type { Database } from '@runload/storage-adapter';
 
@@ -19,7 +19,7 @@ export interface RunloadMetrics extends HttpMetrics {
   webhookAttempt(outcome: string): void;
 }
 
-export function createMetrics(sources: { db: () => Promise<Database>; executor: () => Promise<Executor> }): RunloadMetrics {
+export function createMetrics(sources: { db: () => Promise<Database>; executor: () => Promise<Executor>; pool?: () => Promise<PoolOverview> }): RunloadMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -75,6 +75,8 @@ export function createMetrics(sources: { db: () => Promise<Database>; executor: 
     },
   });
 
+  if (sources.pool) poolGauges(sources.pool, registers);
+
   const observeFinished = (before: Run | null, after: Run) => {
     if (!TERMINAL_STATUSES.includes(after.status) || (before && TERMINAL_STATUSES.includes(before.status))) return;
     finished.inc({ status: after.status, error_code: after.error?.code ?? '' });
@@ -124,4 +126,52 @@ export function createMetrics(sources: { db: () => Promise<Database>; executor: 
       });
     },
   };
+}
+
+/**
+ * The pool for operators and autoscalers: backends by state and source, the runs waiting for
+ * capacity (scale up) or for capability (install something), and each backend's version and
+ * capabilities hash (alert when backends differ). One report per scrape serves all three.
+ */
+function poolGauges(pool: () => Promise<PoolOverview>, registers: client.Registry[]): void {
+  let report: ReturnType<PoolOverview['report']> | null = null;
+  // The three gauges of one scrape share one report.
+  const current = async () => {
+    report ??= (await pool()).report(new Date());
+    const r = report;
+    setImmediate(() => (report = null));
+    return r;
+  };
+  new client.Gauge({
+    name: 'runload_backends',
+    help: 'Backends of the pool, by state and source (all instances)',
+    labelNames: ['state', 'source'],
+    registers,
+    async collect() {
+      this.reset();
+      const { backends } = await current();
+      for (const state of BACKEND_STATES) for (const source of BACKEND_SOURCES) this.set({ state, source }, backends.filter((b) => b.backend.state === state && b.backend.source === source).length);
+    },
+  });
+  new client.Gauge({
+    name: 'runload_runs_waiting',
+    help: 'Queued runs waiting: for capacity (a backend could run them, all such are full) or capability (no backend can)',
+    labelNames: ['reason'],
+    registers,
+    async collect() {
+      const r = await current();
+      this.set({ reason: 'capacity' }, r.waitingForCapacity);
+      this.set({ reason: 'capability' }, r.waitingForCapability);
+    },
+  });
+  new client.Gauge({
+    name: 'runload_backend_info',
+    help: "A backend's ComfyUI version and capabilities hash (1 for each backend)",
+    labelNames: ['backend', 'comfyui_version', 'capabilities_hash'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { backend } of (await current()).backends) this.set({ backend: backend.url, comfyui_version: backend.comfyuiVersion ?? '', capabilities_hash: backend.capabilitiesHash ?? '' }, 1);
+    },
+  });
 }

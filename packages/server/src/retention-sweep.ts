@@ -1,9 +1,10 @@
 /**
  * Runs the retention sweep every few minutes on a server (the lease lets one instance at a time
  * do the work), and with it removes the staged uploads and pending asset records a killed
- * process left behind.
+ * process left behind. At start it also gives the assets stored before BLAKE3 hashes were kept
+ * their hash, read from their bytes.
  */
-import { RemoveAbandonedAssets, SweepExpiredAssets, type AssetRepository, type BlobStore, type Clock, type MaintenanceLease } from '@runload/core';
+import { FillBlake3, RemoveAbandonedAssets, SweepExpiredAssets, type AssetRepository, type BlobStore, type Clock, type MaintenanceLease } from '@runload/core';
 import type { Logger } from './log.js';
 
 export interface RetentionSweep {
@@ -51,10 +52,19 @@ export function startRetentionSweep(
   const timer = setInterval(tick, options.everyMs);
   timer.unref();
   tick();
+  // Nothing is left to fill once it ran: new bytes are hashed as they arrive.
+  let stopping = false;
+  const filled = new FillBlake3(assets, blobs).run({ stopped: () => stopping }).then(
+    (count) => {
+      if (count > 0) options.log('info', 'computed the BLAKE3 of assets stored before it was kept', { assets: count });
+    },
+    (error: unknown) => options.log('warn', 'could not compute the BLAKE3 of older assets; the next start retries', { error: String(error) }),
+  );
   return {
     async stop() {
       clearInterval(timer);
-      await running;
+      stopping = true;
+      await Promise.all([running, filled]);
     },
   };
 }

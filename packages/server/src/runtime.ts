@@ -11,7 +11,7 @@ import type { Database } from '@runload/storage-adapter';
 import type { RunloadConfig } from './config.js';
 import { buildContainer, type ContainerOptions } from './container.js';
 import { shutdown } from './shutdown.js';
-import { DISPATCHER, INTEGRATIONS, RETENTION_SWEEP, RUNTIME } from './tokens.js';
+import { DISPATCHER, INTEGRATIONS, POOL_FOLLOWER, RETENTION_SWEEP, RUNTIME } from './tokens.js';
 
 export { ABANDONED_STAGING_MS } from './retention-module.js';
 
@@ -43,6 +43,8 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
   try {
     const runtime = await container.getAsync<Runtime>(RUNTIME);
     if (options.dispatch) {
+      // The pool before the dispatcher: its first claims see every backend of the registry.
+      await container.getAsync(POOL_FOLLOWER);
       await container.getAsync(RETENTION_SWEEP);
       await container.getAsync(DISPATCHER);
       await container.getAsync(INTEGRATIONS);

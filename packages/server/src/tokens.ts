@@ -8,3 +8,5 @@ export const RUNTIME = Symbol.for('runload.server.Runtime');
 export const INTEGRATIONS = Symbol.for('runload.server.Integrations');
 /** The retention sweep of expired assets and unreferenced bytes (a serving instance only). */
 export const RETENTION_SWEEP = Symbol.for('runload.server.RetentionSweep');
+/** The pool as data: the registry followed by this instance's executor (a serving instance only). */
+export const POOL_FOLLOWER = Symbol.for('runload.server.PoolFollower');

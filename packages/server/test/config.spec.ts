@@ -14,7 +14,7 @@ const refusal = (urls: string) => {
 describe('configuration: RUNLOAD_COMFYUI_URLS', () => {
   it('refuses a URL with credentials, which /healthz, /metrics and the logs would show', () => {
     expect(refusal('http://127.0.0.1:8188,http://admin:s3cr3t@gpu-2:8188')).to.equal(
-      'RUNLOAD_COMFYUI_URLS: a URL with credentials would show them in /healthz, /metrics and the logs; reach ComfyUI on a private network instead',
+      'RUNLOAD_COMFYUI_URLS: a URL with credentials would show them in /healthz, /metrics and the logs; reach ComfyUI on a private network instead, or give them with RUNLOAD_COMFYUI_AUTH_HEADER (or backends add --auth-header / --basic-auth)',
     );
   });
 

@@ -211,7 +211,8 @@ describe('runs on ComfyUI, end to end', function () {
     before(async () => {
       a = await startFakeComfyUI({ executionMs: 50 });
       b = await startFakeComfyUI({ executionMs: 50 });
-      w = await world([a, b], {});
+      // Failover off: a run lost after it started fails (the pool's own tests fail it over).
+      w = await world([a, b], { max_attempts: 1 });
     });
     after(async () => {
       await w.server.stop('SIGTERM');
@@ -236,7 +237,7 @@ describe('runs on ComfyUI, end to end', function () {
       for (const p of all) expect((a.prompts.includes(p) ? a : b).executedCount(p.prompt_id)).to.equal(1);
     });
 
-    it('fails with BACKEND_LOST a run whose backend dies mid-run, and answers 503 when every backend is down', async () => {
+    it('with max_attempts 1, fails with BACKEND_LOST a run whose backend dies mid-run, and answers 503 when every backend is down', async () => {
       const image = await w.api.upload(INPUT_PNG, 'input.png');
       a.setExecutionMs(5000);
       b.setExecutionMs(5000);
@@ -247,6 +248,7 @@ describe('runs on ComfyUI, end to end', function () {
       const lost = await w.api.waitFor(res.body.run_id, ['failed', 'succeeded'], 30_000);
       expect((lost['error'] as { code: string }).code).to.equal('BACKEND_LOST');
       expect((lost['metrics'] as { gpu_seconds: number | null }).gpu_seconds).to.equal(null);
+      expect(lost['attempts']).to.equal(1);
       await (holder === a ? b : a).crash();
       // The server learns of the second crash at its next probe: /healthz says so.
       await waitFor(async () => ((await (await fetch(`${w.server.url}/healthz`)).json()) as { status: string }).status === 'degraded', 'health to report no reachable backend', { timeoutMs: 15_000, intervalMs: 100 });

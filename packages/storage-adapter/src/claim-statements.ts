@@ -17,6 +17,8 @@ export const HOLDS_SLOT = `status IN (${ACTIVE}) AND backend_id IS NOT NULL`;
 const HELD_BY_ACCOUNT = `SELECT account_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY account_id`;
 /** A run waiting for a slot: queued, on no backend. */
 export const WAITING = `status = 'queued' AND backend_id IS NULL`;
+/** A run failing over: started, lost by its backend, on no backend yet (claimed whatever its age). */
+export const FAILING_OVER = `status = 'running' AND backend_id IS NULL`;
 /** No live lease on the run at ?. */
 const LEASE_FREE = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)`;
 /** A waiting run a claim may take: not past its queue time (since ?), and no live lease (at ?). */
@@ -52,11 +54,24 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
 
 /** Whether any run the claim could take is waiting (read from runs_waiting, usually its first entry). */
 async function anyWaiting(db: Knex, request: ClaimRequest): Promise<boolean> {
-  const rows = await db.raw(`SELECT 1 AS waiting FROM runs WHERE ${WAITING} AND ${CLAIMABLE} LIMIT 1`, [request.queuedSince.getTime(), request.now.getTime()]);
+  const rows = await db.raw(`SELECT 1 AS waiting FROM runs WHERE ${waitingOf(request)} AND ${CLAIMABLE} LIMIT 1`, [queuedSinceOf(request), request.now.getTime()]);
   return rawRows(rows).length > 0;
 }
 
 type Locking = 'sqlite' | 'skip-locked' | 'wait';
+
+/** The runs a claim takes: queued ones, or those failing over. */
+function waitingOf(request: ClaimRequest): string {
+  return request.failover ? FAILING_OVER : WAITING;
+}
+
+/** A run failing over has spent its queue time long ago: it is claimed whatever its age. */
+function queuedSinceOf(request: ClaimRequest): number {
+  return request.failover ? 0 : request.queuedSince.getTime();
+}
+
+/** A backend an operator drains (or a registration being retired) takes no new run, on any instance, from the moment its row says so. */
+const ACCEPTING = `NOT EXISTS (SELECT 1 FROM backends pb WHERE pb.url = dispatch_backends.id AND pb.state <> 'active')`;
 
 /** Per database, the backends whose row was seen committed: rows are never deleted, so never inserted again. */
 const knownBackendsByDb = new WeakMap<Knex, Set<string>>();
@@ -88,7 +103,7 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
   const locked =
     locking === 'sqlite'
       ? null
-      : rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
+      : rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) AND ${ACCEPTING} ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
   const skipped = locked !== null && locked.length < ids.length;
   const claimed: Run[] = [];
   if (locked === null || locked.length > 0) {
@@ -149,7 +164,7 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
   // SQLite: the backends' rows, as JSON, with the first page.
   const backendsJson = room.locked
     ? ''
-    : `(SELECT json_group_array(json_object('id', id, 'last_app_version_id', last_app_version_id, 'last_placed_at', last_placed_at)) FROM dispatch_backends WHERE id IN (${placeholders(lockedIds.length)})) AS backends,`;
+    : `(SELECT json_group_array(json_object('id', id, 'last_app_version_id', last_app_version_id, 'last_placed_at', last_placed_at)) FROM dispatch_backends WHERE id IN (${placeholders(lockedIds.length)}) AND ${ACCEPTING}) AS backends,`;
   // The runs each locked backend holds, read with the first page (after the lock: no claim on
   // these backends can commit meanwhile). One JSON value, computed once for the statement.
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
@@ -165,11 +180,11 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
         `SELECT ${room.free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
                 ${room.free ? '' : backendsJson} COALESCE(h.n, 0) AS held_by_account, q.*
            FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
-          WHERE ${WAITING} AND ${CLAIMABLE} ${keyset}
+          WHERE ${waitingOf(request)} AND ${CLAIMABLE} ${keyset}
           ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
         [
           ...(room.free ? [] : [...lockedIds, ...released, ...(backendsJson ? lockedIds : [])]),
-          request.queuedSince.getTime(),
+          queuedSinceOf(request),
           nowMs,
           ...(after ? [after.held, after.held, after.createdAt, after.createdAt, after.id] : []),
         ],
@@ -226,8 +241,8 @@ function heldByBackend(value: unknown): Map<string, number> {
  */
 async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: Run, backendId: string, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
-  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?
-    WHERE id = ? AND ${WAITING} AND ${LEASE_FREE} RETURNING *`;
+  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?, attempts = attempts + 1
+    WHERE id = ? AND ${waitingOf(request)} AND ${LEASE_FREE} RETURNING *`;
   const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, candidate.id, nowMs];
   if (dialect === 'postgres') {
     const row = rawRows(

@@ -16,6 +16,7 @@ export { KnexIdempotencyStore } from './knex-idempotency-store.js';
 export { KnexWebhookOutbox } from './knex-webhook-outbox.js';
 export { KnexWebhookSecrets } from './knex-webhook-secrets.js';
 export { KnexStreamSlots } from './knex-stream-slots.js';
+export { KnexBackendRegistry } from './knex-backend-registry.js';
 export { KnexAdminTokenRepository } from './knex-admin-token-repository.js';
 export { KnexAuditLog, insertAuditEntry } from './knex-audit-log.js';
 export { KnexUsageRepository } from './knex-usage-repository.js';

@@ -13,6 +13,22 @@ function toVersion(row: Record<string, unknown>): AppVersion {
     inputs: json<InputSpec[]>(row['inputs']),
     createdAt: toDate(row['created_at']),
     deletedAt: toDateOrNull(row['deleted_at']),
+    ...(typeof row['graph_hash'] === 'string' ? { graphHash: row['graph_hash'] } : {}),
+    ...(row['require_labels'] ? { requireLabels: json<Record<string, string>>(row['require_labels']) } : {}),
+  };
+}
+
+function toRow(v: AppVersion): Record<string, unknown> {
+  return {
+    id: v.id,
+    app_id: v.appId,
+    name: v.name,
+    workflow: JSON.stringify(v.workflow),
+    inputs: JSON.stringify(v.inputs),
+    created_at: v.createdAt.getTime(),
+    deleted_at: v.deletedAt?.getTime() ?? null,
+    graph_hash: v.graphHash ?? null,
+    require_labels: v.requireLabels && Object.keys(v.requireLabels).length > 0 ? JSON.stringify(v.requireLabels) : null,
   };
 }
 
@@ -22,18 +38,19 @@ export class KnexAppVersionRepository implements AppVersionRepository {
   create(v: AppVersion, audit?: AuditEntry): Promise<void> {
     return guarded(() =>
       this.db.transaction(async (trx) => {
-      await trx('app_versions').insert({
-        id: v.id,
-        app_id: v.appId,
-        name: v.name,
-        workflow: JSON.stringify(v.workflow),
-        inputs: JSON.stringify(v.inputs),
-        created_at: v.createdAt.getTime(),
-        deleted_at: v.deletedAt?.getTime() ?? null,
-      });
-      if (audit) await insertAuditEntry(trx, audit);
+        await trx('app_versions').insert(toRow(v));
+        if (audit) await insertAuditEntry(trx, audit);
       }),
     );
+  }
+
+  findOrCreateForGraph(v: AppVersion & { readonly graphHash: string }): Promise<AppVersion> {
+    return guarded(async () => {
+      // The unique graph hash decides between instances: the first insert wins, the others read it.
+      await this.db('app_versions').insert(toRow(v)).onConflict('graph_hash').ignore();
+      const row = await this.db('app_versions').where({ graph_hash: v.graphHash }).first();
+      return toVersion(row as Record<string, unknown>);
+    });
   }
 
   get(id: string): Promise<AppVersion | null> {
@@ -59,14 +76,14 @@ export class KnexAppVersionRepository implements AppVersionRepository {
   }
 
   list(): Promise<AppVersion[]> {
-    return guarded(async () => (await this.db('app_versions').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toVersion));
+    return guarded(async () => (await this.db('app_versions').whereNull('graph_hash').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toVersion));
   }
 
   async listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
     // Decoded before the query so that a bad cursor is INVALID_REQUEST, not a storage failure.
     const after = options.after ? decodeRunCursor(options.after) : null;
     return guarded(async () => {
-      const query = this.db('app_versions');
+      const query = this.db('app_versions').whereNull('graph_hash');
       if (options.includeDeleted !== true) query.whereNull('deleted_at');
       if (after) {
         query.where('created_at', '<=', after.createdAtMs).where((q) => q.where('created_at', '<', after.createdAtMs).orWhere('id', '<', after.id));

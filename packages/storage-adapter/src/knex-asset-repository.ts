@@ -13,6 +13,7 @@ function toAsset(row: Record<string, unknown>): Asset {
     contentType: String(row['content_type']),
     size: toMs(row['size']),
     sha256: String(row['sha256']),
+    blake3: row['blake3'] === null || row['blake3'] === undefined ? null : String(row['blake3']),
     createdAt: toDate(row['created_at']),
     origin: row['origin'] === 'output' ? 'output' : 'upload',
     expiresAt: toDateOrNull(row['expires_at']),
@@ -48,6 +49,7 @@ export class KnexAssetRepository implements AssetRepository {
       content_type: a.contentType,
       size: a.size,
       sha256: a.sha256,
+      blake3: a.blake3,
       created_at: a.createdAt.getTime(),
       origin: a.origin,
       expires_at: msOrNull(a.expiresAt),
@@ -153,5 +155,20 @@ export class KnexAssetRepository implements AssetRepository {
       const rows = await this.db('assets').where({ pending: true }).where('created_at', '<', before.getTime()).orderBy('created_at').limit(limit);
       return rows.map(toAsset);
     });
+  }
+  findByBlake3(accountId: string, blake3: string, now: Date): Promise<Asset | null> {
+    return guarded(async () => {
+      const query = unexpired(this.db('assets').where({ account_id: accountId, blake3, pending: false }), now.getTime());
+      const row = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
+      return row ? toAsset(row) : null;
+    });
+  }
+
+  listMissingBlake3(limit: number): Promise<string[]> {
+    return guarded(async () => (await this.db('assets').whereNull('blake3').distinct('sha256').limit(limit)).map((r: { sha256: string }) => r.sha256));
+  }
+
+  setBlake3(sha256: string, blake3: string): Promise<number> {
+    return guarded(() => this.db('assets').where({ sha256 }).whereNull('blake3').update({ blake3 }));
   }
 }

@@ -4,8 +4,8 @@
  * @module
  */
 import type { Knex } from 'knex';
-import { decodeRunCursor, encodeRunCursor, type AuditEntry, type RunStatus, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
-import { claimMany, claimNext } from './claim-statements.js';
+import { decodeRunCursor, encodeRunCursor, type AuditEntry, type BackendUsage, type RunStatus, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
+import { claimMany, claimNext, FAILING_OVER, HOLDS_SLOT } from './claim-statements.js';
 import { countStartingBefore, selectRunsWithPositions } from './queue-positions.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
@@ -22,6 +22,7 @@ async function updateRun(db: Knex, id: string, patch: RunPatch, guard: RunUpdate
   const query = db('runs').where({ id });
   if (guard.status) query.whereIn('status', [...guard.status]);
   if (guard.leaseOwner !== undefined) query.where({ lease_owner: guard.leaseOwner });
+  if (guard.unplaced) query.whereNull('backend_id');
   const changes = fromPatch(patch);
   const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
   const row = (rows as Record<string, unknown>[])[0];
@@ -199,5 +200,35 @@ export class KnexRunRepository implements RunRepository {
 
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     return guarded(() => this.estimates.add(accountId));
+  }
+
+  heldByBackend(): Promise<Map<string, number>> {
+    return guarded(async () => {
+      const rows = rawRows(await this.db.raw(`SELECT backend_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY backend_id`));
+      return new Map(rows.map((r) => [String(r['backend_id']), Number(r['n'])]));
+    });
+  }
+
+  backendUsage(): Promise<Map<string, BackendUsage>> {
+    return guarded(async () => {
+      const [finished, placed] = await Promise.all([
+        this.db.raw(`SELECT backend_id, COUNT(*) AS n, COALESCE(SUM(gpu_seconds), 0) AS gpu FROM runs WHERE backend_id IS NOT NULL AND status IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY backend_id`),
+        this.db.raw(`SELECT id, last_app_version_id FROM dispatch_backends WHERE last_app_version_id IS NOT NULL`),
+      ]);
+      const usage = new Map<string, BackendUsage>();
+      for (const r of rawRows(finished)) usage.set(String(r['backend_id']), { runsExecuted: Number(r['n']), gpuSeconds: Number(r['gpu']), lastAppVersionId: null });
+      for (const r of rawRows(placed)) {
+        const id = String(r['id']);
+        usage.set(id, { ...(usage.get(id) ?? { runsExecuted: 0, gpuSeconds: 0 }), lastAppVersionId: String(r['last_app_version_id']) });
+      }
+      return usage;
+    });
+  }
+
+  listFailingOver(limit: number): Promise<Run[]> {
+    return guarded(async () => {
+      const rows = rawRows(await this.db.raw(`SELECT * FROM runs WHERE ${FAILING_OVER} ORDER BY created_at, id LIMIT ${Math.max(0, Math.floor(limit))}`));
+      return rows.map(toRun);
+    });
   }
 }

@@ -4,6 +4,7 @@
  * place, so a reader never sees a partial file and identical bytes are stored once.
  * @module
  */
+import { createBLAKE3 } from 'hash-wasm';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, readdirSync } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
@@ -57,6 +58,7 @@ export class LocalBlobStore implements BlobStore {
     const tempPath = path.join(this.staging, randomUUID());
     const file = await this.openFile(tempPath, 'wx');
     const hash = createHash('sha256');
+    const b3 = await createBLAKE3();
     const head: Buffer[] = [];
     let headSize = 0;
     let size = 0;
@@ -85,6 +87,7 @@ export class LocalBlobStore implements BlobStore {
         size += chunk.byteLength;
         if (size > options.maxBytes) throw new CoreError('PAYLOAD_TOO_LARGE', `File too large: the limit is ${options.maxBytes} bytes`);
         hash.update(chunk);
+        b3.update(chunk);
         if (headSize < HEAD_BYTES) {
           const part = Buffer.from(chunk.subarray(0, HEAD_BYTES - headSize));
           head.push(part);
@@ -115,6 +118,7 @@ export class LocalBlobStore implements BlobStore {
     let settled = false;
     return {
       sha256,
+      blake3: b3.digest('hex'),
       size,
       head: new Uint8Array(Buffer.concat(head)),
       commit: async () => {
@@ -164,6 +168,14 @@ export class LocalBlobStore implements BlobStore {
     const target = this.pathOf(sha256);
     if (!(await stat(target).catch(() => null))) return null;
     return createReadStream(target, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async blake3Of(sha256: string): Promise<string | null> {
+    const bytes = await this.open(sha256);
+    if (!bytes) return null;
+    const b3 = await createBLAKE3();
+    for await (const chunk of bytes) b3.update(chunk as Uint8Array);
+    return b3.digest('hex');
   }
 
   async size(sha256: string): Promise<number | null> {

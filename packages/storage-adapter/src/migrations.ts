@@ -10,8 +10,10 @@ import { GPU_USAGE_MONTHLY_MIGRATION } from './migration-gpu-usage-monthly.js';
 import { RUNS_IN_FLIGHT_MIGRATION } from './migration-runs-in-flight.js';
 import { INTEGRATIONS_MIGRATION } from './migration-integrations.js';
 import { WAITING_RUNS_MIGRATION } from './migration-waiting-runs.js';
+import { BACKENDS_MIGRATION } from './migration-backends.js';
 import { ADMIN_MIGRATION } from './migration-admin.js';
 import { ASSETS_PENDING_MIGRATION } from './migration-assets-pending.js';
+import { COMFY_V2_MIGRATION } from './migration-comfy-v2.js';
 
 interface Migration {
   readonly name: string;
@@ -109,8 +111,10 @@ const MIGRATIONS: readonly Migration[] = [
   INTEGRATIONS_MIGRATION,
   ASSETS_RETENTION_MIGRATION,
   WAITING_RUNS_MIGRATION,
+  BACKENDS_MIGRATION,
   ADMIN_MIGRATION,
   ASSETS_PENDING_MIGRATION,
+  COMFY_V2_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

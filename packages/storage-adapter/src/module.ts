@@ -10,6 +10,7 @@ import {
   API_KEY_REPOSITORY,
   APP_VERSION_REPOSITORY,
   ASSET_REPOSITORY,
+  BACKEND_REGISTRY,
   BLOB_STORE,
   GPU_LEDGER,
   NAMED_LOCKS,
@@ -24,6 +25,7 @@ import { KnexAccountRepository } from './knex-account-repository.js';
 import { KnexApiKeyRepository } from './knex-api-key-repository.js';
 import { KnexAppVersionRepository } from './knex-app-version-repository.js';
 import { KnexAssetRepository } from './knex-asset-repository.js';
+import { KnexBackendRegistry } from './knex-backend-registry.js';
 import { KnexGpuLedger } from './knex-gpu-ledger.js';
 import { KnexNamedLocks } from './knex-named-locks.js';
 import { KnexRunRepository } from './knex-run-repository.js';
@@ -62,6 +64,8 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(ASSET_REPOSITORY, (db) => new KnexAssetRepository(db));
     repository(RUN_REPOSITORY, (db) => new KnexRunRepository(db));
     repository(GPU_LEDGER, (db) => new KnexGpuLedger(db));
+    // The pool as data.
+    repository(BACKEND_REGISTRY, (db) => new KnexBackendRegistry(db));
     repository(ADMIN_TOKEN_REPOSITORY, (db) => new KnexAdminTokenRepository(db));
     repository(AUDIT_LOG, (db) => new KnexAuditLog(db));
     repository(USAGE_REPOSITORY, (db) => new KnexUsageRepository(db));

@@ -22,6 +22,8 @@ export function toRun(row: Record<string, unknown>): Run {
     leaseExpiresAt: toDateOrNull(row['lease_expires_at']),
     cancelRequested: row['cancel_requested'] === true || row['cancel_requested'] === 1,
     webhook: toWebhook(row),
+    requireLabels: row['require_labels'] ? json<Record<string, string>>(row['require_labels']) : {},
+    attempts: Number(row['attempts'] ?? 0),
   };
 }
 
@@ -34,7 +36,7 @@ function toWebhook(row: Record<string, unknown>): RunWebhook | null {
 }
 
 export function fromRun(run: Run): Record<string, unknown> {
-  return {
+  const row: Record<string, unknown> = {
     id: run.id,
     account_id: run.accountId,
     app_version_id: run.appVersionId,
@@ -42,8 +44,12 @@ export function fromRun(run: Run): Record<string, unknown> {
     workflow: JSON.stringify(run.workflow),
     created_at: run.createdAt.getTime(),
     ...(run.webhook ? { webhook_url: run.webhook.url, webhook_events: `,${run.webhook.events.join(',')},` } : {}),
+    ...(Object.keys(run.requireLabels).length > 0 ? { require_labels: JSON.stringify(run.requireLabels) } : {}),
     ...fromPatch(run),
   };
+  // A new run has made no attempt: the column's default says so (and a database before migration 010 has no such column).
+  if (run.attempts === 0) delete row['attempts'];
+  return row;
 }
 
 export function fromPatch(patch: RunPatch): Record<string, unknown> {
@@ -62,5 +68,6 @@ export function fromPatch(patch: RunPatch): Record<string, unknown> {
   if (patch.leaseOwner !== undefined) row['lease_owner'] = patch.leaseOwner;
   if (patch.leaseExpiresAt !== undefined) row['lease_expires_at'] = msOrNull(patch.leaseExpiresAt);
   if (patch.cancelRequested !== undefined) row['cancel_requested'] = patch.cancelRequested;
+  if (patch.attempts !== undefined) row['attempts'] = patch.attempts;
   return row;
 }

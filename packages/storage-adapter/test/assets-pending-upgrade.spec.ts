@@ -17,6 +17,7 @@ for (const [name, open] of TEST_DATABASES) {
         id: randomUUID(),
         accountId,
         filename: 'before.png',
+        blake3: null,
         contentType: 'image/png',
         size: 10,
         sha256: randomBytes(32).toString('hex'),

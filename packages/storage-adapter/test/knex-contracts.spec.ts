@@ -5,6 +5,7 @@ import {
   describeApiKeyRepositoryContract,
   describeAppVersionRepositoryContract,
   describeAssetRepositoryContract,
+  describeBackendRegistryContract,
   describeMaintenanceLeaseContract,
   describeNamedLocksContract,
   describeGpuLedgerContract,
@@ -22,6 +23,7 @@ import {
   KnexApiKeyRepository,
   KnexAppVersionRepository,
   KnexAssetRepository,
+  KnexBackendRegistry,
   KnexMaintenanceLease,
   KnexNamedLocks,
   KnexGpuLedger,
@@ -42,7 +44,7 @@ const T = Date.UTC(2026, 0, 1);
 async function reset(db: Knex): Promise<Knex> {
   for (const table of ['admin_tokens', 'audit_log']) await db(table).delete();
   for (const table of ['idempotency_keys', 'webhook_outbox', 'webhook_secrets', 'event_stream_slots']) await db(table).delete();
-  for (const table of ['maintenance_leases', 'blob_locks', 'gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
+  for (const table of ['backends', 'maintenance_leases', 'blob_locks', 'gpu_charges', 'runs', 'assets', 'api_keys', 'app_versions', 'accounts']) await db(table).delete();
   for (const id of STORAGE_CONTRACT_PARENTS.accountIds) {
     await db('accounts').insert({ id, name: 'parent', tier: 'starter', status: 'active', created_at: T });
   }
@@ -76,6 +78,7 @@ for (const [name, open] of TEST_DATABASES) {
       return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };
     });
     describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
+    describeBackendRegistryContract(name, async () => ({ subject: new KnexBackendRegistry(await fresh()) }));
     describeAdminTokenRepositoryContract(name, async () => {
       const db = await fresh();
       return { subject: new KnexAdminTokenRepository(db), audit: new KnexAuditLog(db) };

@@ -3,6 +3,7 @@
  * (`<nodeId>:<widgetName>`) that callers may set.
  * @module
  */
+import type { BackendLabels } from './backend.js';
 
 /** ComfyUI's own vocabulary for widget types. */
 export const INPUT_TYPES = ['STRING', 'INT', 'FLOAT', 'BOOLEAN', 'COMBO', 'IMAGE', 'VIDEO', 'AUDIO'] as const;
@@ -48,6 +49,13 @@ export interface AppVersion {
   readonly inputs: readonly InputSpec[];
   readonly createdAt: Date;
   readonly deletedAt: Date | null;
+  /**
+   * Set on the hidden version made for a graph submitted as is (a Comfy API v2 job): the hash of
+   * that graph, one version per distinct graph. Such versions are not listed as apps.
+   */
+  readonly graphHash?: string;
+  /** Labels a backend must have to run this version (`--require`); none when absent. */
+  readonly requireLabels?: BackendLabels;
 }
 
 export function inputKey(nodeId: string, widget: string): string {

@@ -14,6 +14,11 @@ export interface Asset {
   readonly size: number;
   /** Hex SHA-256 of the bytes; the blob store key. */
   readonly sha256: string;
+  /**
+   * Hex BLAKE3 of the same bytes (the Comfy API v2 names content by it), computed in the pass
+   * that computes the SHA-256; null for bytes stored before it was kept, until the backfill.
+   */
+  readonly blake3: string | null;
   readonly createdAt: Date;
   readonly origin: AssetOrigin;
   /** When it stops existing for the API (retention); null keeps it until deleted. */

@@ -56,6 +56,12 @@ export type CoreErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   /** An idempotency key whose first request is still being processed. */
   | 'IDEMPOTENCY_KEY_IN_USE'
+  /** No backend of the pool with that id or URL (operator commands). */
+  | 'BACKEND_NOT_FOUND'
+  /** The URL is a backend of the pool already. */
+  | 'BACKEND_EXISTS'
+  /** The backend still holds runs: drain it first, or remove it with force. */
+  | 'BACKEND_BUSY'
   /** Anything else: a bug. */
   | 'INTERNAL_ERROR'
   // The admin API.
@@ -68,7 +74,18 @@ export type CoreErrorCode =
   /** No admin token with that id (operator commands). */
   | 'ADMIN_TOKEN_NOT_FOUND'
   /** A well-formed request names a value that cannot be used (an unknown tier); answered as 422 INVALID_REQUEST. */
-  | 'INVALID_VALUE';
+  | 'INVALID_VALUE'
+  // Raw graphs and content by hash (the Comfy API v2).
+  /** A submitted graph is in ComfyUI's UI format (nodes and links), not its API format. */
+  | 'WORKFLOW_FORMAT_UI'
+  /** An asset reference in a submitted graph names no usable asset of the caller. */
+  | 'MISSING_ASSET'
+  /** Uploaded bytes do not have the hash the client declared. */
+  | 'HASH_MISMATCH'
+  /** No bytes of the caller have that hash. */
+  | 'BLOB_NOT_FOUND'
+  /** The caller's tier may not submit raw graphs (the limits file's `workflows: false`). */
+  | 'WORKFLOWS_FORBIDDEN';
 
 /** One bad field of a request, as reported in `details`. */
 export interface ErrorDetail {

@@ -21,6 +21,8 @@ export interface LimitsConfig {
   /** Every tier by name: the four defaults and those the limits file adds. */
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
   readonly retention: RetentionConfig;
+  /** Dispatches a run may have in all when its backends are lost after it started (failover); 1 turns failover off. */
+  readonly max_attempts: number;
 }
 
 /** How long assets live, in days (fractions allowed); null keeps them until deleted. */
@@ -41,6 +43,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
     ultra: { runs_per_minute: 90, runs_per_hour: 900, gpu_seconds_per_month: 108000, workflows: true },
   },
   retention: { uploads_days: 7, outputs_days: 30 },
+  max_attempts: 3,
 };
 
 /** The longest queue or run time a limits file may set: a year (time arithmetic stays exact). */
@@ -48,7 +51,9 @@ export const MAX_LIMIT_SECONDS = 365 * 24 * 3600;
 /** The longest retention a limits file may set, in days (use null to keep assets forever). */
 export const MAX_RETENTION_DAYS = 36_500;
 
-const LIMIT_FIELDS = ['general_per_minute', 'auth_failures_per_minute', 'max_queue_seconds', 'max_run_seconds', 'tiers', 'retention'];
+const LIMIT_FIELDS = ['general_per_minute', 'auth_failures_per_minute', 'max_queue_seconds', 'max_run_seconds', 'tiers', 'retention', 'max_attempts'];
+/** More attempts than this would only hide a broken pool. */
+const MAX_ATTEMPTS = 100;
 const TIER_NUMBERS = ['runs_per_minute', 'runs_per_hour', 'gpu_seconds_per_month'] as const;
 const TIER_FIELDS = [...TIER_NUMBERS, 'workflows'];
 const RETENTION_FIELDS = ['uploads_days', 'outputs_days'];
@@ -81,7 +86,14 @@ export function mergeLimits(partial: unknown, base: LimitsConfig = DEFAULT_LIMIT
     max_run_seconds: num('max_run_seconds', base.max_run_seconds, MAX_LIMIT_SECONDS),
     tiers,
     retention: mergeRetention(p['retention'], base.retention),
+    max_attempts: attempts(p['max_attempts'], base.max_attempts),
   };
+}
+
+function attempts(raw: unknown, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_ATTEMPTS) throw new TypeError(`limits: max_attempts must be a whole number from 1 to ${MAX_ATTEMPTS}`);
+  return raw;
 }
 
 /**

@@ -9,6 +9,7 @@
 import type { Workflow } from './app-version.js';
 import { CoreError } from './errors.js';
 import type { RunWebhook } from './webhook.js';
+import type { BackendLabels } from './backend.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'canceling', 'succeeded', 'failed', 'canceled', 'expired'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -18,6 +19,14 @@ export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', '
 /** Queued and on no backend: waiting for a slot (what queue positions count). */
 export function isWaiting(run: Pick<Run, 'status' | 'backendId'>): boolean {
   return run.status === 'queued' && run.backendId === null;
+}
+
+/**
+ * Started, then lost by its backend, and waiting for another one (failover): it stays `running`
+ * (a status never moves backwards) on no backend.
+ */
+export function isFailingOver(run: Pick<Run, 'status' | 'backendId'>): boolean {
+  return run.status === 'running' && run.backendId === null;
 }
 
 /**
@@ -115,14 +124,19 @@ export interface Run {
   readonly cancelRequested: boolean;
   /** Where the run's events are POSTed (CONTRACT 9); absent or null for none. Never changes. */
   readonly webhook?: RunWebhook | null;
+  /** Labels a backend must have to take the run (its app version's, copied). Never changes. */
+  readonly requireLabels: BackendLabels;
+  /** Its dispatches that reached a backend: one more at each claim, one less when it goes back to the queue unstarted. */
+  readonly attempts: number;
 }
 
 export const EMPTY_METRICS: RunMetrics = { queueMs: null, runMs: null, gpuSeconds: null };
 
 /** A new run, as it is when created: queued, nothing known yet. */
-export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'workflow' | 'webhook'>): Run {
+export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'workflow' | 'webhook'> & Partial<Pick<Run, 'requireLabels'>>): Run {
   return {
     webhook: null,
+    requireLabels: {},
     ...fields,
     status: 'queued',
     startedAt: null,
@@ -135,5 +149,6 @@ export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionI
     leaseOwner: null,
     leaseExpiresAt: null,
     cancelRequested: false,
+    attempts: 0,
   };
 }

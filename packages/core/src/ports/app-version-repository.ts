@@ -17,14 +17,20 @@ export interface AppVersionRepository {
    * transaction; returns it, or null (and no entry) when not found. Never removes it.
    */
   markDeleted(id: string, at: Date, audit?: AuditEntry): Promise<AppVersion | null>;
-  /** Every version, oldest first. */
+  /** Every published version (not those made for a submitted graph), oldest first. */
   list(): Promise<AppVersion[]>;
   /**
-   * Versions not deleted (every version with `includeDeleted`), newest first (ties by id, descending), `limit` at a time after the
-   * cursor of the previous page.
+   * Published versions (not those made for a submitted graph) not deleted (every one with
+   * `includeDeleted`), newest first (ties by id, descending), `limit` at a time after the cursor of
+   * the previous page.
    * @throws CoreError INVALID_REQUEST for a cursor this service did not issue
    */
   listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage>;
+  /**
+   * The version of this graph (`version.graphHash`): the one stored already, by whichever caller or
+   * instance stored it first, else `version`, stored now. Concurrent calls all get the same one.
+   */
+  findOrCreateForGraph(version: AppVersion & { readonly graphHash: string }): Promise<AppVersion>;
 }
 
 export const APP_VERSION_REPOSITORY = Symbol.for('runload.core.AppVersionRepository');

@@ -60,6 +60,16 @@ export interface AssetRepository {
   markStored(id: string): Promise<boolean>;
   /** Pending records created before `before`, oldest first, at most `limit` (a killed writer's leftovers). */
   listPending(before: Date, limit: number): Promise<Asset[]>;
+  // Content named by BLAKE3 (the Comfy API v2's dedup).
+  /**
+   * The account's newest asset of these bytes (by hex BLAKE3) not expired at `now`, or null:
+   * bytes of other accounts are never found, so a hash is no key to someone else's content.
+   */
+  findByBlake3(accountId: string, blake3: string, now: Date): Promise<Asset | null>;
+  /** Up to `limit` distinct sha256 of assets whose BLAKE3 is not known yet (stored before it was kept). */
+  listMissingBlake3(limit: number): Promise<string[]>;
+  /** Records the BLAKE3 of these bytes on every asset of them that lacks it; returns how many it set. */
+  setBlake3(sha256: string, blake3: string): Promise<number>;
 }
 
 export const ASSET_REPOSITORY = Symbol.for('runload.core.AssetRepository');

@@ -7,6 +7,8 @@
 
 export interface StagedBlob {
   readonly sha256: string;
+  /** Hex BLAKE3 of the same bytes, computed in the same pass. */
+  readonly blake3: string;
   readonly size: number;
   /** The first bytes (at least 4100, fewer only for a shorter file), for content sniffing. */
   readonly head: Uint8Array;
@@ -42,6 +44,8 @@ export interface BlobStore {
    * how many it removed.
    */
   removeAbandonedStaging(idleMs: number): Promise<number>;
+  /** Hex BLAKE3 of a committed blob, read through once (assets stored before it was kept); null when no blob has that hash. */
+  blake3Of(sha256: string): Promise<string | null>;
   /** The sha256 of every committed blob, in no particular order (the retention sweep looks for unreferenced ones). */
   list(): AsyncIterable<string>;
 }

@@ -6,12 +6,19 @@
 import type { RunInputs, RunError } from '../domain/run.js';
 import type { Workflow } from '../domain/app-version.js';
 import type { Preview } from './preview-store.js';
+import type { BackendCredentials, BackendLabels } from '../domain/backend.js';
 
 export interface BackendHealth {
   readonly id: string;
   readonly url: string;
   readonly healthy: boolean;
   readonly detail?: string;
+  /** `system.comfyui_version` from its last probe, when the executor knows it. */
+  readonly comfyuiVersion?: string | null;
+  /** A hash of its last-read node classes and model lists, when the executor knows it. */
+  readonly capabilitiesHash?: string | null;
+  /** When it last answered (epoch ms), when the executor knows it. */
+  readonly lastSeenAtMs?: number | null;
 }
 
 /** A reachable backend as placement sees it. */
@@ -19,12 +26,26 @@ export interface BackendPlacement {
   readonly id: string;
   /** Prompts on its queue that other clients put there (not runload's). */
   readonly foreignPrompts: number;
+  /** Prompts it may hold at once; null or absent keeps the deployment's depth. */
+  readonly depth?: number | null;
 }
 
-/** What capability is judged on: the run's workflow with its inputs. */
+/** What capability is judged on: the run's workflow with its inputs, and the labels it requires. */
 export interface RunnableWork {
   readonly workflow: Workflow;
   readonly inputs: RunInputs;
+  readonly requireLabels?: BackendLabels;
+}
+
+/** A backend of the pool as the registry holds it: what an executor following the pool is told. */
+export interface PoolMember {
+  /** Also the backend's id for the executor (runs name their backend by it). */
+  readonly url: string;
+  /** False while it drains: it finishes what it holds and gets no new prompt. */
+  readonly accepting: boolean;
+  readonly labels: BackendLabels;
+  readonly depth: number | null;
+  readonly auth: BackendCredentials | null;
 }
 
 export interface ExecutorHealth {
@@ -177,6 +198,14 @@ export interface Executor {
    * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached
    */
   cancel(backendId: string, runId: string): Promise<void>;
+  /**
+   * The pool as the registry holds it now (every instance is told within seconds of a change):
+   * backends that appear are probed and used, those that go are dropped (a run followed there is
+   * then unknown to the pool: lost), a draining one keeps its runs but is offered no more. An
+   * executor without it keeps the backends it was built with. Resolves once the backends new to
+   * it were probed once.
+   */
+  usePool?(members: readonly PoolMember[]): Promise<void>;
   /** Stops probes, sockets and timers. */
   close(): Promise<void>;
 }

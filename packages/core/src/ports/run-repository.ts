@@ -22,6 +22,7 @@ export type RunPatch = Partial<
     | 'leaseOwner'
     | 'leaseExpiresAt'
     | 'cancelRequested'
+    | 'attempts'
   >
 >;
 
@@ -31,6 +32,8 @@ export interface RunUpdateGuard {
   readonly status?: readonly RunStatus[];
   /** The run's lease must be held by this owner. */
   readonly leaseOwner?: string;
+  /** The run must be on no backend (waiting). */
+  readonly unplaced?: true;
 }
 
 /** A backend offered to a claim: how many runload prompts it may hold at most right now. */
@@ -49,6 +52,13 @@ export interface FreeBackend {
   readonly lastAppVersionId: string | null;
   /** When a run was last placed there (epoch ms), or null when never. */
   readonly lastPlacedAtMs: number | null;
+}
+
+/** What one backend did (see {@link RunRepository.backendUsage}). */
+export interface BackendUsage {
+  readonly runsExecuted: number;
+  readonly gpuSeconds: number;
+  readonly lastAppVersionId: string | null;
 }
 
 export interface ClaimRequest {
@@ -74,6 +84,11 @@ export interface ClaimRequest {
    * repository that first reads whether any run waits (to spare its lock) may skip that read.
    */
   readonly runQueuedSinceLastClaim?: boolean;
+  /**
+   * Claim only runs failing over (started, lost by their backend, waiting on no backend), in the
+   * same order and whatever their age (their queue time was spent long ago), instead of queued ones.
+   */
+  readonly failover?: boolean;
 }
 
 export interface RunPage {
@@ -163,6 +178,15 @@ export interface RunRepository {
    * last 20 finished runs (0 for a version with none).
    */
   estimateInFlightGpuSeconds(accountId: string): Promise<number>;
+  /** Runs each backend holds now (placed there and not finished), by backend id; backends holding none are left out. */
+  heldByBackend(): Promise<Map<string, number>>;
+  /**
+   * What each backend did, by backend id: its finished runs (those that ended there) and their
+   * GPU-seconds, and the app version last placed there (its models are probably loaded).
+   */
+  backendUsage(): Promise<Map<string, BackendUsage>>;
+  /** Runs failing over now (started, lost by their backend, on no backend yet), oldest first. */
+  listFailingOver(limit: number): Promise<Run[]>;
 }
 
 export const RUN_REPOSITORY = Symbol.for('runload.core.RunRepository');

@@ -16,6 +16,8 @@ export const WORK_REASONS = {
   runWithWebhookFinished: 'run-finished-webhook',
   runRequeued: 'run-requeued',
   cancelAsked: 'run-cancel',
+  /** A run lost after it started waits for another backend. */
+  runFailedOver: 'run-failed-over',
 } as const;
 
 export const WORK_SIGNAL = Symbol.for('runload.core.WorkSignal');

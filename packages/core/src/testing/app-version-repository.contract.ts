@@ -26,6 +26,10 @@ function aVersion(overrides: Partial<AppVersion> = {}): AppVersion {
   };
 }
 
+function aGraphVersion(graphHash: string): AppVersion & { graphHash: string } {
+  return { ...aVersion({ name: 'graph' }), graphHash };
+}
+
 export function describeAppVersionRepositoryContract(
   name: string,
   setup: () => Promise<{ subject: AppVersionRepository; teardown?: () => Promise<void> }>,
@@ -108,6 +112,24 @@ export function describeAppVersionRepositoryContract(
       expect(listed).to.deep.equal(expected);
       expect(new Set(seen.map((v) => v.id)).size, 'no version on two pages').to.equal(seen.length);
       expect(seen.every((v) => v.deletedAt === null)).to.equal(true);
+    });
+
+    it('keeps one version per submitted graph, found by every caller, and lists none of them as apps', async () => {
+      const published = aVersion();
+      await versions.create(published);
+      const made = await Promise.all([aGraphVersion('a'.repeat(64)), aGraphVersion('a'.repeat(64))].map((v) => versions.findOrCreateForGraph(v)));
+      expect(made.map((v) => v.id)[0]).to.equal(made[1]?.id);
+      expect(await versions.get(made[0]?.id ?? '')).to.deep.equal(made[0]);
+      expect((await versions.findOrCreateForGraph(aGraphVersion('a'.repeat(64)))).id).to.equal(made[0]?.id);
+      const other = await versions.findOrCreateForGraph(aGraphVersion('b'.repeat(64)));
+      expect(other.id).to.not.equal(made[0]?.id);
+      const listed = (await versions.list()).map((v) => v.id);
+      const live = (await versions.listLive({ limit: 100 })).versions.map((v) => v.id);
+      for (const ids of [listed, live]) {
+        expect(ids).to.include(published.id);
+        expect(ids).to.not.include(made[0]?.id);
+        expect(ids).to.not.include(other.id);
+      }
     });
 
     it('refuses a cursor it did not issue', async () => {

@@ -16,6 +16,7 @@ function anAsset(overrides: Partial<Asset> = {}): Asset {
     contentType: 'image/png',
     size: 1234,
     sha256: randomBytes(32).toString('hex'),
+    blake3: randomBytes(32).toString('hex'),
     createdAt: new Date(T),
     origin: 'upload',
     expiresAt: new Date(T + 7 * 86_400_000),
@@ -202,6 +203,30 @@ export function describeAssetRepositoryContract(
       expect((await assets.listPending(new Date(T), 1)).map((a) => a.id)).to.deep.equal([older.id]);
       expect(await assets.delete(older.id)).to.equal(true);
       expect((await assets.listPending(new Date(T), 10)).map((a) => a.id)).to.deep.equal([old.id]);
+    });
+  
+    it('finds the newest unexpired asset of an account by its BLAKE3, and never another account\'s', async () => {
+      const older = anAsset({ createdAt: new Date(T) });
+      const newer = anAsset({ createdAt: new Date(T + 1000), sha256: older.sha256, blake3: older.blake3 });
+      const expired = anAsset({ createdAt: new Date(T + 2000), sha256: older.sha256, blake3: older.blake3, expiresAt: new Date(T + 3000) });
+      const theirs = anAsset({ accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] });
+      for (const a of [older, newer, expired, theirs]) await assets.create(a);
+      const now = new Date(T + 3000);
+      expect((await assets.findByBlake3(older.accountId, older.blake3 ?? '', now))?.id).to.equal(newer.id);
+      expect(await assets.findByBlake3(older.accountId, theirs.blake3 ?? '', now)).to.equal(null);
+      expect((await assets.findByBlake3(theirs.accountId, theirs.blake3 ?? '', now))?.id).to.equal(theirs.id);
+    });
+
+    it('lists the bytes whose BLAKE3 is unknown and fills it on every asset of them', async () => {
+      const a = anAsset({ blake3: null });
+      const b = anAsset({ blake3: null, sha256: a.sha256, accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] });
+      const known = anAsset();
+      for (const x of [a, b, known]) await assets.create(x);
+      expect(await assets.listMissingBlake3(10)).to.deep.equal([a.sha256]);
+      expect(await assets.setBlake3(a.sha256, 'ab'.repeat(32))).to.equal(2);
+      expect((await assets.get(b.id))?.blake3).to.equal('ab'.repeat(32));
+      expect(await assets.listMissingBlake3(10)).to.deep.equal([]);
+      expect(await assets.setBlake3(known.sha256, 'cd'.repeat(32)), 'a known hash is kept').to.equal(0);
     });
   });
 }

@@ -28,6 +28,16 @@ export function describeBlobStoreContract(name: string, setup: () => Promise<{ s
     });
     afterEach(async () => teardown?.());
 
+    it('computes the BLAKE3 of the bytes in the same pass, and again from a committed blob', async () => {
+      // The reference vector of BLAKE3 for "abc", sent in two chunks.
+      const staged = await blobs.stage(chunks(Buffer.from('a'), Buffer.from('bc')), { maxBytes: 10 });
+      expect(staged.blake3).to.equal('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
+      expect(await blobs.blake3Of(staged.sha256), 'nothing committed yet').to.equal(null);
+      await staged.commit();
+      expect(await blobs.blake3Of(staged.sha256)).to.equal(staged.blake3);
+      await blobs.delete(staged.sha256);
+    });
+
     it('stages many chunks with the right hash, size and first 4100 bytes, invisible until committed', async () => {
       const bytes = randomBytes(3 * 1024 * 1024 + 17);
       const parts = Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, i) => bytes.subarray(i * 65_536, (i + 1) * 65_536));

@@ -31,6 +31,7 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
 
   async list(): Promise<AppVersion[]> {
     return [...this.rows.values()]
+      .filter((v) => v.graphHash === undefined)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((v) => structuredClone(v));
   }
@@ -38,12 +39,19 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
   async listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
     const after = options.after ? decodeRunCursor(options.after) : null;
     const live = [...this.rows.values()]
-      .filter((v) => options.includeDeleted === true || v.deletedAt === null)
+      .filter((v) => v.graphHash === undefined && (options.includeDeleted === true || v.deletedAt === null))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .filter((v) => !after || v.createdAt.getTime() < after.createdAtMs || (v.createdAt.getTime() === after.createdAtMs && v.id < after.id));
     const versions = live.slice(0, options.limit).map((v) => structuredClone(v));
     const last = versions[versions.length - 1];
     return { versions, nextCursor: live.length > options.limit && last ? encodeRunCursor(last) : null };
+  }
+
+  async findOrCreateForGraph(version: AppVersion & { readonly graphHash: string }): Promise<AppVersion> {
+    const stored = [...this.rows.values()].find((v) => v.graphHash === version.graphHash);
+    if (stored) return structuredClone(stored);
+    await this.create(version);
+    return structuredClone(version);
   }
 }
 

@@ -94,6 +94,25 @@ export class InMemoryAssetRepository implements AssetRepository {
       .some((r) => r.accountId === asset.accountId && IN_FLIGHT.has(r.status) && Object.values(r.inputs).some((v) => v === asset.id));
   }
 
+  async findByBlake3(accountId: string, blake3: string, now: Date): Promise<Asset | null> {
+    const found = this.stored().filter((a) => a.accountId === accountId && a.blake3 === blake3 && !isExpired(a, now)).sort(newestFirst)[0];
+    return found ? structuredClone(found) : null;
+  }
+
+  async listMissingBlake3(limit: number): Promise<string[]> {
+    return [...new Set([...this.rows.values()].filter((a) => a.blake3 === null).map((a) => a.sha256))].slice(0, limit);
+  }
+
+  async setBlake3(sha256: string, blake3: string): Promise<number> {
+    let set = 0;
+    for (const [id, a] of this.rows) {
+      if (a.sha256 !== sha256 || a.blake3 !== null) continue;
+      this.rows.set(id, { ...a, blake3 });
+      set += 1;
+    }
+    return set;
+  }
+
   async createPending(asset: Asset): Promise<void> {
     await this.locked(asset.sha256, async () => {
       if (this.rows.has(asset.id)) throw new Error(`asset ${asset.id} already exists`);

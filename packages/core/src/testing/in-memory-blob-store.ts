@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createBLAKE3 } from 'hash-wasm';
 import { CoreError } from '../domain/errors.js';
 import type { BlobStore, ByteRange, StagedBlob } from '../ports/blob-store.js';
 
@@ -12,12 +13,14 @@ export class InMemoryBlobStore implements BlobStore {
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const hash = createHash('sha256');
+    const b3 = await createBLAKE3();
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of source) {
       size += chunk.byteLength;
       if (size > options.maxBytes) throw new CoreError('PAYLOAD_TOO_LARGE', `File too large: the limit is ${options.maxBytes} bytes`);
       hash.update(chunk);
+      b3.update(chunk);
       chunks.push(Buffer.from(chunk));
     }
     const bytes = Buffer.concat(chunks);
@@ -30,6 +33,7 @@ export class InMemoryBlobStore implements BlobStore {
     };
     return {
       sha256,
+      blake3: b3.digest('hex'),
       size,
       head: new Uint8Array(bytes.subarray(0, HEAD_BYTES)),
       commit: async () => {
@@ -49,6 +53,13 @@ export class InMemoryBlobStore implements BlobStore {
     return (async function* () {
       yield slice;
     })();
+  }
+
+  async blake3Of(sha256: string): Promise<string | null> {
+    const bytes = this.blobs.get(sha256);
+    if (!bytes) return null;
+    const b3 = await createBLAKE3();
+    return b3.update(bytes).digest('hex');
   }
 
   async size(sha256: string): Promise<number | null> {

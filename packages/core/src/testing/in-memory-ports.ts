@@ -28,6 +28,7 @@ import { InMemoryWebhookSecrets } from './in-memory-webhook-secrets.js';
 import { InMemoryWebhookTransport } from './in-memory-webhook-transport.js';
 import { InMemoryStreamSlots } from './in-memory-stream-slots.js';
 import { InMemoryPreviewStore } from '../in-process/in-memory-preview-store.js';
+import { InMemoryBackendRegistry } from './in-memory-backend-registry.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { StaticNodeCatalog } from './static-node-catalog.js';
 import { InMemoryAuditLog } from './in-memory-audit-log.js';
@@ -81,6 +82,7 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
     streamSlots: new InMemoryStreamSlots(),
     previews: new InMemoryPreviewStore(clock),
+    backends: new InMemoryBackendRegistry(),
     adminTokens: new InMemoryAdminTokenRepository(auditLog),
     auditLog,
     usage: new InMemoryUsageRepository(accounts, runs, gpuLedger),

@@ -1,5 +1,5 @@
-import { isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js';
-import type { ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
+import { isFailingOver, isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js';
+import type { BackendUsage, ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
 import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 import type { AuditEntry } from '../domain/audit.js';
@@ -46,6 +46,7 @@ export class InMemoryRunRepository implements RunRepository {
     if (!current) return null;
     if (guard.status && !guard.status.includes(current.status)) return null;
     if (guard.leaseOwner !== undefined && current.leaseOwner !== guard.leaseOwner) return null;
+    if (guard.unplaced && current.backendId !== null) return null;
     const next: Run = { ...current, ...structuredClone(patch) };
     this.rows.set(id, next);
     if (next.status !== current.status) for (const l of this.changeListeners) l(current, next);
@@ -105,12 +106,14 @@ export class InMemoryRunRepository implements RunRepository {
       .map((b) => ({ id: b.id, room: b.capacity - (held.get(b.id) ?? 0), ...(this.placed.get(b.id) ?? { lastAppVersionId: null, lastPlacedAtMs: null }) }))
       .filter((b) => b.room > 0);
     if (free.length === 0) return null;
-    const candidates = this.fairOrder().filter((r) => leaseFree(r, now) && r.createdAt.getTime() >= request.queuedSince.getTime());
+    const candidates = request.failover
+      ? [...this.rows.values()].filter((r) => isFailingOver(r) && leaseFree(r, now)).sort(oldestFirst)
+      : this.fairOrder().filter((r) => leaseFree(r, now) && r.createdAt.getTime() >= request.queuedSince.getTime());
     for (const candidate of candidates) {
       const backendId = request.place(structuredClone(candidate), free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       this.placed.set(backendId, { lastAppVersionId: candidate.appVersionId, lastPlacedAtMs: now.getTime() });
-      return this.update(candidate.id, { leaseOwner: request.owner, leaseExpiresAt: request.leaseExpiresAt, backendId });
+      return this.update(candidate.id, { leaseOwner: request.owner, leaseExpiresAt: request.leaseExpiresAt, backendId, attempts: candidate.attempts + 1 });
     }
     return null;
   }
@@ -211,6 +214,27 @@ export class InMemoryRunRepository implements RunRepository {
       total += means.get(r.appVersionId) ?? 0;
     }
     return total;
+  }
+
+  async heldByBackend(): Promise<Map<string, number>> {
+    const held = new Map<string, number>();
+    for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
+    return held;
+  }
+
+  async backendUsage(): Promise<Map<string, BackendUsage>> {
+    const usage = new Map<string, BackendUsage>();
+    for (const r of this.rows.values()) {
+      if (!r.backendId || !isTerminal(r.status)) continue;
+      const u = usage.get(r.backendId) ?? { runsExecuted: 0, gpuSeconds: 0, lastAppVersionId: null };
+      usage.set(r.backendId, { ...u, runsExecuted: u.runsExecuted + 1, gpuSeconds: u.gpuSeconds + (r.metrics.gpuSeconds ?? 0) });
+    }
+    for (const [id, placed] of this.placed) usage.set(id, { ...(usage.get(id) ?? { runsExecuted: 0, gpuSeconds: 0 }), lastAppVersionId: placed.lastAppVersionId });
+    return usage;
+  }
+
+  async listFailingOver(limit: number): Promise<Run[]> {
+    return [...this.rows.values()].filter(isFailingOver).sort(oldestFirst).slice(0, limit).map((r) => structuredClone(r));
   }
 
   private meanGpuSeconds(appVersionId: string): number {

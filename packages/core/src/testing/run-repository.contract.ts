@@ -8,6 +8,7 @@ import { CoreError } from '../domain/errors.js';
 import { newQueuedRun, type Run } from '../domain/run.js';
 import type { FreeBackend, RunRepository } from '../ports/run-repository.js';
 import { describeConcurrentRunCalls } from './run-repository-concurrency.contract.js';
+import { describeRunFailoverCalls } from './run-repository-failover.contract.js';
 
 /**
  * Rows the storage contracts point at. Adapters that enforce foreign keys create these accounts
@@ -80,6 +81,7 @@ export function describeRunRepositoryContract(
     afterEach(async () => teardown?.());
 
     describeConcurrentRunCalls(() => runs, aContractRun, [ACCOUNT as string, OTHER_ACCOUNT as string]);
+    describeRunFailoverCalls(() => runs, aContractRun);
 
     describe('create, get, update, delete', () => {
       it('returns null for an unknown id', async () => {

@@ -22,6 +22,11 @@ export { describeIdempotencyStoreContract } from './idempotency-store.contract.j
 export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
 export * from './in-memory-stream-slots.js';
 export { describeStreamSlotsContract } from './stream-slots.contract.js';
+// The pool as data.
+export * from './in-memory-backend-registry.js';
+export { describeBackendRegistryContract } from './backend-registry.contract.js';
+export * from './in-memory-name-resolver.js';
+export { describeNameResolverContract, type NameResolverFixture } from './name-resolver.contract.js';
 export * from './in-memory-audit-log.js';
 export * from './in-memory-admin-token-repository.js';
 export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';

@@ -61,6 +61,14 @@ export class CancelRun {
         audit,
       );
     }
+    if (run.status === 'running' && run.backendId === null) {
+      // Failing over, on no backend: nothing runs anywhere, so it is canceled at once (a cancel wins over a failover).
+      return this.runs.update(
+        run.id,
+        { status: 'canceled', finishedAt: this.clock.now(), cancelRequested: true, leaseOwner: null, leaseExpiresAt: null },
+        { status: ['running'], unplaced: true },
+      );
+    }
     if (run.status === 'queued' || run.status === 'running') {
       // Dispatched: the backend holds it; the dispatcher removes or interrupts it there.
       return this.runs.update(run.id, { status: 'canceling', cancelRequested: true }, { status: [run.status] }, audit);

@@ -90,7 +90,7 @@ export class CreateRun {
     }
 
     // A run no backend can run would only wait out its queue time: the operator's pool lacks something.
-    const missing = this.executor.missingEverywhere({ workflow: version.workflow, inputs: values });
+    const missing = this.executor.missingEverywhere({ workflow: version.workflow, inputs: values, ...(version.requireLabels ? { requireLabels: version.requireLabels } : {}) });
     if (missing) throw new CoreError('SERVICE_UNAVAILABLE', missing, { retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS });
 
     const { admission: admitted, written: run } = await this.admission.admitAndWrite(account, async () => {
@@ -102,6 +102,7 @@ export class CreateRun {
         inputs: values,
         workflow: version.workflow,
         webhook: request.webhook,
+        ...(version.requireLabels ? { requireLabels: version.requireLabels } : {}),
       });
       const idem = command.idempotency;
       if (idem) await this.idempotency.completeWithRun(idem.hold, queued, idem.respond(queued));

@@ -16,7 +16,9 @@ import { WORK_REASONS } from '../ports/work-signal.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 
 export type { DispatcherDeps, DispatcherOptions, Transition } from './dispatch/context.js';
-export type { FollowEvent, FollowState } from './dispatch/follow-state.js';
+export type { FollowEvent, FollowState, LostOutcome, StepEnv } from './dispatch/follow-state.js';
+// The pure transition functions, for table tests of the dispatcher's states.
+export { step as stepFollowState, whenLost } from './dispatch/follow-state.js';
 
 export class Dispatcher {
   private readonly work = new Set<Promise<unknown>>();
@@ -37,6 +39,7 @@ export class Dispatcher {
       options,
       spawn: (task) => this.spawn(task),
       wake: () => this.wake(),
+      failoverPossible: () => this.claims.noteFailover(),
       leaseUntil: () => new Date(deps.clock.nowMs() + options.leaseMs),
     };
     this.followed = new FollowedRuns();
@@ -84,6 +87,7 @@ export class Dispatcher {
   private onSignal(reason: string): void {
     if (reason === WORK_REASONS.cancelAsked) this.spawn(() => this.applyCancels());
     if (reason === WORK_REASONS.runQueued || reason === WORK_REASONS.runRequeued) this.claims.noteRunQueued();
+    if (reason === WORK_REASONS.runFailedOver) this.claims.noteFailover();
     this.wake();
   }
 

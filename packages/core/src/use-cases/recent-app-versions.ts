@@ -42,6 +42,10 @@ export class RecentAppVersions implements AppVersionRepository {
     return this.versions.list();
   }
 
+  findOrCreateForGraph(version: AppVersion & { readonly graphHash: string }): Promise<AppVersion> {
+    return this.versions.findOrCreateForGraph(version);
+  }
+
   /** Not cached: a listing is rare, and must show a new version at once. */
   listLive(options: { limit: number; after?: string | null; includeDeleted?: boolean }): Promise<AppVersionPage> {
     return this.versions.listLive(options);

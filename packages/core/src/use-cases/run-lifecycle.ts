@@ -103,12 +103,24 @@ export class RunLifecycle {
 
   /** The backend went away before the run started: it waits for dispatch again, at no cost. */
   async requeue(run: Run): Promise<Run | null> {
+    // Taken back before it started: that dispatch is not one of its attempts.
     const updated = await this.runs.update(
       run.id,
-      { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null },
+      { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null, attempts: Math.max(0, run.attempts - 1) },
       { status: ['queued'] },
     );
     if (updated) this.signal.notify(WORK_REASONS.runRequeued);
+    return updated;
+  }
+
+  /**
+   * The backend lost a run that had started, and it may have another attempt: it waits for
+   * another backend, ahead of the queue, still `running` (a status never moves backwards, and
+   * `run.started` is not reported again). The lost attempt costs nothing.
+   */
+  async failover(run: Run): Promise<Run | null> {
+    const updated = await this.runs.update(run.id, { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null }, { status: ['running'] });
+    if (updated) this.signal.notify(WORK_REASONS.runFailedOver);
     return updated;
   }
 
@@ -174,6 +186,7 @@ export class RunLifecycle {
       contentType,
       size: staged.size,
       sha256: staged.sha256,
+      blake3: staged.blake3,
       createdAt: now,
       origin: 'output',
       expiresAt: expiryOf('output', now, this.retention),

@@ -48,6 +48,9 @@ import { ListRuns } from './list-runs.js';
 import { RunAdmission } from './run-admission.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 import { UploadAsset } from './upload-asset.js';
+import type { BackendRegistry } from '../ports/backend-registry.js';
+import { ManageBackends } from './pool/manage-backends.js';
+import { PoolOverview } from './pool/pool-overview.js';
 import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
 import type { AuditLog } from '../ports/audit-log.js';
 import { AuthenticateAdmin } from './authenticate-admin.js';
@@ -56,6 +59,9 @@ import type { UsageRepository } from '../ports/usage-repository.js';
 import { SupportRuns } from './admin/support-runs.js';
 import { MonthlyUsage } from './admin/monthly-usage.js';
 import { AuditTrail } from './admin/audit-trail.js';
+import { SubmitGraph } from './submit-graph.js';
+import { ContentByHash } from './content-by-hash.js';
+import { FillBlake3 } from './fill-blake3.js';
 
 /** Every port the use cases need. */
 export interface RunloadPorts {
@@ -81,6 +87,8 @@ export interface RunloadPorts {
   readonly streamSlots: StreamSlots;
   // Live previews.
   readonly previews: PreviewStore;
+  // The pool as data.
+  readonly backends: BackendRegistry;
   // The admin API.
   readonly adminTokens: AdminTokenRepository;
   readonly auditLog: AuditLog;
@@ -115,12 +123,19 @@ export interface RunloadApi {
   readonly webhookSecrets: ManageWebhookSecrets;
   readonly runStreams: RunStreams;
   readonly runPreviews: RunPreviews;
+  // The pool as data.
+  readonly backends: ManageBackends;
+  readonly poolOverview: PoolOverview;
   // The admin API.
   readonly authenticateAdmin: AuthenticateAdmin;
   readonly adminTokens: ManageAdminTokens;
   readonly supportRuns: SupportRuns;
   readonly usage: MonthlyUsage;
   readonly audit: AuditTrail;
+  // Raw graphs and content by hash (the Comfy API v2).
+  readonly submitGraph: SubmitGraph;
+  readonly contentByHash: ContentByHash;
+  readonly fillBlake3: FillBlake3;
 }
 
 export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
@@ -130,12 +145,13 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
   const cancelRun = new CancelRun(p.runs, p.workSignal, p.clock, p.ids);
+  const createRun = new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention);
   return {
     limits,
     authenticate: new Authenticate(p.apiKeys, p.accounts, p.limiter, limits, p.clock),
     generalLimit: new ConsumeGeneralLimit(p.limiter, limits),
     runAdmission,
-    createRun: new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention),
+    createRun,
     getRun: new GetRun(p.runs),
     listRuns: new ListRuns(p.runs),
     cancelRun,
@@ -153,10 +169,20 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
     runPreviews: new RunPreviews(p.runs, p.previews),
+    ...poolUseCases(p),
     authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
     adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
     supportRuns: new SupportRuns(p.runs, cancelRun),
     usage: new MonthlyUsage(p.usage),
     audit: new AuditTrail(p.auditLog),
+    submitGraph: new SubmitGraph(appVersions, p.assets, p.nodeCatalog, p.executor, createRun, p.clock, p.ids, limits),
+    contentByHash: new ContentByHash(p.assets, p.blobs, p.clock, p.ids, limits.retention),
+    fillBlake3: new FillBlake3(p.assets, p.blobs),
   };
+}
+
+/** The pool's use cases on the ports. */
+function poolUseCases(p: RunloadPorts): Pick<RunloadApi, 'backends' | 'poolOverview'> {
+  const backends = new ManageBackends(p.backends, p.runs, p.clock, p.ids);
+  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor) };
 }

@@ -47,6 +47,7 @@ export class UploadAsset {
         contentType,
         size: staged.size,
         sha256: staged.sha256,
+        blake3: staged.blake3,
         createdAt: now,
         origin: 'upload',
         expiresAt: expiryOf('upload', now, this.retention),

@@ -5,8 +5,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CLI_AUTHOR, CoreError, type AdminToken, type RunloadApi } from '@runload/core';
+import { CLI_AUTHOR, CoreError, parseLabels, type AdminToken, type RunloadApi } from '@runload/core';
 import { presentAdminKey } from '@runload/http-adapter';
+import { runBackendCommand } from './backend-commands.js';
+import { UsageError } from './usage-error.js';
 import { presentAccount, presentAppVersion } from './present.js';
 
 export interface CommandResult {
@@ -14,11 +16,9 @@ export interface CommandResult {
   readonly text: string;
 }
 
-export type Flags = Record<string, string | boolean | undefined>;
+export type Flags = Record<string, string | boolean | string[] | undefined>;
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError };
 
 function flag(flags: Flags, name: string): string {
   const value = flags[name];
@@ -90,11 +90,13 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
     case 'apps publish': {
       const expose = typeof flags['expose'] === 'string' ? flags['expose'].split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       const appId = typeof flags['app'] === 'string' ? flags['app'] : undefined;
+      const requireLabels = typeof flags['require'] === 'string' ? parseLabels([flags['require']]) : undefined;
       const version = await api.apps.publish({
         name: flag(flags, 'name'),
         workflow: await readWorkflow(flag(flags, 'workflow')),
         ...(appId ? { appId } : {}),
         ...(expose ? { expose } : {}),
+        ...(requireLabels ? { requireLabels } : {}),
       }, CLI_AUTHOR);
       const json = presentAppVersion(version);
       const inputs = json.inputs.map((i) => `  ${i.key} ${i.type} = ${JSON.stringify(i.default)}`).join('\n');
@@ -108,6 +110,12 @@ export async function runCommand(api: RunloadApi, words: readonly string[], flag
       const apps = (await api.apps.list()).map(presentAppVersion);
       return { json: { apps }, text: apps.map((a) => `${a.app_version_id} ${a.name}${a.deleted ? ' (deleted)' : ''}`).join('\n') };
     }
+    case 'backends list':
+    case 'backends add':
+    case 'backends drain':
+    case 'backends activate':
+    case 'backends remove':
+      return runBackendCommand(api, action as string, rest, flags);
     // Admin tokens for the admin API.
     case 'admin-tokens create': {
       const scopes = flag(flags, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
@@ -155,9 +163,13 @@ export const USAGE = `usage: runload <command> [--json]   (in a clone: pnpm exec
   keys create --account ID [--name NAME]        prints the API key (shown once)
   keys list --account ID                        ids, prefixes, names, created, last used, revoked (never secrets)
   keys revoke KEY_ID
-  apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY]
+  apps publish --name NAME --workflow FILE [--app APP_ID] [--expose KEY,KEY] [--require k=v[,k=v]]
   apps delete APP_VERSION_ID
   apps list
+  backends list                                 the pool: state, reachability, runs held, versions
+  backends add URL [--label k=v]… [--depth N] [--auth-header 'Name: value' | --basic-auth user:password]
+  backends drain ID|URL | backends activate ID|URL
+  backends remove ID|URL [--force]              --force: runs it holds are dispatched again
   admin-tokens create --name NAME --scopes S[,S]   prints the admin token (shown once); scopes:
                                                 accounts, apps, backends, backends:register, usage, read, *
   admin-tokens list                             ids, names, scopes, prefixes, last use (never secrets)

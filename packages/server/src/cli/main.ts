@@ -25,6 +25,13 @@ async function main(argv: readonly string[]): Promise<number> {
       app: { type: 'string' },
       expose: { type: 'string' },
       rotate: { type: 'boolean' },
+      // The pool as data.
+      label: { type: 'string', multiple: true },
+      depth: { type: 'string' },
+      force: { type: 'boolean' },
+      'auth-header': { type: 'string' },
+      'basic-auth': { type: 'string' },
+      require: { type: 'string' },
       scopes: { type: 'string' },
     },
   });

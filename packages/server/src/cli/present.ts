@@ -7,5 +7,5 @@ export function presentAccount(a: Account) {
 }
 
 export function presentAppVersion(v: AppVersion) {
-  return { ...presentVersionForApi(v), deleted: v.deletedAt !== null };
+  return { ...presentVersionForApi(v), deleted: v.deletedAt !== null, ...(v.requireLabels ? { require_labels: { ...v.requireLabels } } : {}) };
 }

@@ -1,5 +1,6 @@
 /** Operator commands on apps: publish a workflow as a new immutable version, delete, list. */
 import type { AppVersion, InputSpec } from '../../domain/app-version.js';
+import type { BackendLabels } from '../../domain/backend.js';
 import { CoreError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/input-validation.js';
 import { deriveInputs, parseWorkflow } from '../../domain/workflow.js';
@@ -19,6 +20,8 @@ export interface PublishCommand {
   readonly appId?: string;
   /** Only these input keys are exposed; all literal widget values when absent. */
   readonly expose?: readonly string[];
+  /** Labels a backend must have to run this version (`--require k=v`). */
+  readonly requireLabels?: BackendLabels;
 }
 
 export class ManageApps {
@@ -46,6 +49,7 @@ export class ManageApps {
       inputs,
       createdAt: this.clock.now(),
       deletedAt: null,
+      ...(command.requireLabels && Object.keys(command.requireLabels).length > 0 ? { requireLabels: command.requireLabels } : {}),
     };
     await this.versions.create(version, auditEntry(author, 'app.publish', version.id, version.createdAt, this.ids.uuid()));
     return version;

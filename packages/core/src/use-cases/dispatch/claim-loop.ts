@@ -19,6 +19,8 @@ export class ClaimLoop {
   private stopped = false;
   /** A run was queued (here or on another instance) since the last claim began. */
   private runQueued = false;
+  /** A run may be failing over (lost after it started): the next pass claims those first. */
+  private failoverWaiting = true;
 
   constructor(
     private readonly ctx: DispatchContext,
@@ -32,6 +34,11 @@ export class ClaimLoop {
   /** Told of each run queued (or queued again): the next claim may expect one waiting. */
   noteRunQueued(): void {
     this.runQueued = true;
+  }
+
+  /** Told of a run failing over (here, on another instance, or found by a sweep): claimed before queued runs. */
+  noteFailover(): void {
+    this.failoverWaiting = true;
   }
 
   async pump(): Promise<void> {
@@ -52,11 +59,15 @@ export class ClaimLoop {
           // As many runs as this instance sees room for, in one transaction: under load the runs
           // that queued during one claim are taken together by the next.
           const room = Math.min(MAX_CLAIMED_AT_ONCE, offers.reduce((n, b) => n + b.room, 0));
-          const runs = await this.claim(offers, room);
+          // A run lost after it started goes before every waiting run: it had its slot already.
+          const failover = this.failoverWaiting;
+          this.failoverWaiting = false;
+          const runs = await this.claim(offers, room, failover);
+          if (failover && runs.length > 0) this.failoverWaiting = true;
           // Counted on their backends at once, and sent while the next runs are claimed: a backend
           // with room for several runs gets them without waiting for each prompt's round trips.
           for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId });
-          if (runs.length < room || this.stopped) break;
+          if ((runs.length < room && !failover) || this.stopped) break;
         }
       } while (this.again && !this.stopped);
     } finally {
@@ -64,11 +75,11 @@ export class ClaimLoop {
     }
   }
 
-  private claim(offers: { id: string; capacity: number }[], max: number): Promise<Run[]> {
+  private claim(offers: { id: string; capacity: number }[], max: number, failover: boolean): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
-    const runQueuedSinceLastClaim = this.runQueued;
-    this.runQueued = false;
+    const runQueuedSinceLastClaim = !failover && this.runQueued;
+    if (!failover) this.runQueued = false;
     return deps.runs.claimMany({
       owner: options.owner,
       leaseExpiresAt: this.ctx.leaseUntil(),
@@ -80,6 +91,7 @@ export class ClaimLoop {
       // Their outputs are being stored: the backend is free for the next run meanwhile.
       finishedOnBackend: this.followed.all().filter((f) => !f.holdsBackend()).map((f) => f.runId),
       runQueuedSinceLastClaim,
+      failover,
     }, max);
   }
 
@@ -94,7 +106,7 @@ export class ClaimLoop {
     return this.ctx.deps.executor
       .placement()
       .map((b) => {
-        const capacity = this.ctx.options.depth - b.foreignPrompts;
+        const capacity = (b.depth ?? this.ctx.options.depth) - b.foreignPrompts;
         // The most it could take: other instances' runs there are counted by the claim itself.
         return { id: b.id, capacity, room: capacity - (mine.get(b.id) ?? 0) };
       })

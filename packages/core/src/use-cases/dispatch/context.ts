@@ -27,6 +27,8 @@ export interface DispatcherOptions {
   readonly sweepMs: number;
   /** A backend unreachable this long loses its runs (queued ones are dispatched again). */
   readonly backendGraceMs: number;
+  /** Dispatches a run may have in all when backends lose it after it started; default 3, 1 turns failover off. */
+  readonly maxAttempts?: number;
   readonly log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
   /** Told of every change of a followed run's state (for tests and tracing). */
   readonly onTransition?: (change: Transition) => void;
@@ -60,6 +62,8 @@ export interface DispatchContext {
   spawn(task: () => Promise<unknown>): void;
   /** There may be room for another run: the claim loop runs. */
   wake(): void;
+  /** A run may be failing over: the claim loop looks for those first. */
+  failoverPossible(): void;
   leaseUntil(): Date;
 }
 

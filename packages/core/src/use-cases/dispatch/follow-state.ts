@@ -19,6 +19,12 @@
  *  finishing ──stored │ store failed, no try left ─────────────► settled
  *  finishing ──store failed, tries left ───────────────────────► sent
  *  any ────────stop ───────────────────────────────────────────► settled
+ *
+ * a run settled as lost (`lose`), by what it is then (`whenLost`):
+ *  never started ─────────────────────────► queued again (no attempt counted)
+ *  a cancel asked ────────────────────────► canceled (a cancel wins over a failover)
+ *  started, attempts left ────────────────► failover: waits, still running, for another backend
+ *  started, no attempt left ──────────────► failed BACKEND_LOST
  * ```
  * @module
  */
@@ -90,6 +96,20 @@ export type Settlement =
   | { readonly how: 'claim-lost' }
   /** The outcome could not be stored after every attempt. */
   | { readonly how: 'give-up'; readonly result: TerminalExecutionState; readonly reason: string };
+
+/** What becomes of a run whose following was settled as lost. */
+export type LostOutcome = 'requeue' | 'cancel' | 'failover' | 'fail';
+
+/**
+ * The run as it stands when its backend lost it (read after the following settled), and how many
+ * dispatches a run may have in all: pure, like {@link step}.
+ */
+export function whenLost(run: { readonly status: RunStatus; readonly cancelRequested: boolean; readonly attempts: number }, maxAttempts: number): LostOutcome {
+  if (run.status === 'queued' && !run.cancelRequested) return 'requeue';
+  if (run.cancelRequested) return 'cancel';
+  if (run.status === 'running' && run.attempts < maxAttempts) return 'failover';
+  return 'fail';
+}
 
 export type Effect =
   | { readonly do: 'follow' }

@@ -10,11 +10,14 @@ import type { Run, RunError } from '../../domain/run.js';
 import type { ExecutionState } from '../../ports/executor.js';
 import { buildExecutionJob } from '../build-execution-job.js';
 import { describeError, type DispatchContext } from './context.js';
-import { step, SUBMITTING, type Effect, type FollowEvent, type FollowState, type Settlement } from './follow-state.js';
+import { step, SUBMITTING, whenLost, type Effect, type FollowEvent, type FollowState, type Settlement } from './follow-state.js';
 
 const PROGRESS_WRITE_MS = 250;
 /** Sweeps that may fail to read a finished run's outputs before the backend is taken to have lost them. */
 const OUTPUT_READ_ATTEMPTS = 5;
+
+/** Dispatches a run may have in all, unless the dispatcher is told otherwise. */
+const DEFAULT_MAX_ATTEMPTS = 3;
 
 const holds = (state: FollowState) => state.kind === 'submitting' || state.kind === 'sent';
 
@@ -101,9 +104,9 @@ export class FollowedRun {
       const built = await buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs);
       // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
       // must not send a prompt another dispatcher may already have sent, nor one whose run was
-      // queued again meanwhile.
+      // queued again meanwhile. A run failing over is claimed `running` (it started before).
       const stillClaimed = async () =>
-        (await deps.runs.update(run.id, { leaseExpiresAt: this.ctx.leaseUntil() }, { status: ['queued'], leaseOwner: options.owner })) !== null;
+        (await deps.runs.update(run.id, { leaseExpiresAt: this.ctx.leaseUntil() }, { status: [run.status === 'running' ? 'running' : 'queued'], leaseOwner: options.owner })) !== null;
       const result = await deps.executor.submit(this.backendId, { ...built, stillClaimed });
       this.on(result.accepted ? { type: 'accepted' } : { type: 'refused', error: result.error });
     } catch (error) {
@@ -209,9 +212,21 @@ export class FollowedRun {
         options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: this.runId });
         return;
       case 'lose':
-        if (run.status === 'queued' && !run.cancelRequested) await deps.lifecycle.requeue(run);
-        else if (run.cancelRequested) await deps.lifecycle.canceled(run, null);
-        else await deps.lifecycle.lost(run, settlement.message);
+        switch (whenLost(run, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
+          case 'requeue':
+            await deps.lifecycle.requeue(run);
+            return;
+          case 'cancel':
+            await deps.lifecycle.canceled(run, null);
+            return;
+          case 'failover':
+            options.log('warn', 'backend lost a started run; dispatching it again', { runId: this.runId, backendId: this.backendId, attempts: run.attempts });
+            await deps.lifecycle.failover(run);
+            return;
+          case 'fail':
+            await deps.lifecycle.lost(run, run.attempts > 1 ? `${settlement.message} (every one of its ${run.attempts} attempts was lost)` : settlement.message);
+            return;
+        }
         return;
       case 'give-up': {
         const { result, reason } = settlement;

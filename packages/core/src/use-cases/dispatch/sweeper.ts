@@ -32,12 +32,31 @@ export class Sweeper {
     if (this.stopped) return;
     try {
       await this.ctx.deps.lifecycle.expireStale(this.ctx.options.maxQueueSeconds);
+      await this.endStalledFailovers();
       const takenOver = await this.takeOverOrphans();
       await this.checkFollowed(takenOver);
     } catch (error) {
       this.ctx.options.log('error', 'dispatcher sweep failed', { error: describeError(error) });
     }
     this.ctx.wake();
+  }
+
+  /**
+   * A run failing over that no backend took within its time limit fails BACKEND_LOST; the others
+   * are looked for again (a notification may have been missed).
+   */
+  private async endStalledFailovers(): Promise<void> {
+    const { deps, options } = this.ctx;
+    const waiting = await deps.runs.listFailingOver(ORPHANS_PER_SWEEP);
+    if (waiting.length === 0) return;
+    this.ctx.failoverPossible();
+    const now = deps.clock.nowMs();
+    for (const run of waiting) {
+      if (run.cancelRequested) await deps.lifecycle.canceled(run, null);
+      else if (run.startedAt && now - run.startedAt.getTime() > options.maxRunSeconds * 1000) {
+        await deps.lifecycle.lost(run, 'The backend lost the run after it started, and no other backend took it within the time limit');
+      }
+    }
   }
 
   private async takeOverOrphans(): Promise<Set<string>> {

@@ -1,0 +1,46 @@
+/**
+ * The followed run's transition function and what becomes of a run its backend lost, as tables:
+ * each row a state (or a run), an event, and what must follow.
+ */
+import { expect } from 'chai';
+import { CoreError, stepFollowState, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
+
+const ENV: StepEnv = { nowMs: 10_000, backendGraceMs: 5000, progressWriteMs: 250, outputReadAttempts: 5 };
+const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0 };
+
+describe('the followed run: a backend that loses the run', () => {
+  const rows: [string, FollowState, FollowEvent, FollowState['kind'], string | null][] = [
+    ['the backend reports the run lost', SENT, { type: 'backend', event: { type: 'lost' } }, 'settled', 'lose'],
+    ['a reconciliation finds it unknown', SENT, { type: 'inspected', state: { state: 'unknown' }, runStatus: 'running' }, 'settled', 'lose'],
+    ['unreachable within the grace period', SENT, { type: 'unreachable' }, 'sent', null],
+    ['unreachable past the grace period', { ...SENT, unreachableSinceMs: 1000 }, { type: 'unreachable' }, 'settled', 'lose'],
+    ['a cancel answered "gone"', { ...SENT, cancelSent: true }, { type: 'cancel-answered', state: { state: 'unknown' } }, 'settled', 'canceled'],
+    ['a submit the backend could not take', { kind: 'submitting', cancelPending: false }, { type: 'submit-failed', error: new CoreError('SERVICE_UNAVAILABLE', 'unreachable') }, 'settled', 'requeue'],
+  ];
+  for (const [name, state, event, to, how] of rows) {
+    it(`${name}: ${state.kind} → ${to}${how ? ` (${how})` : ''}`, () => {
+      const next = stepFollowState(state, event, ENV);
+      expect(next.state.kind).to.equal(to);
+      const settle = next.effects.find((e) => e.do === 'settle');
+      expect(settle && settle.do === 'settle' ? settle.settlement.how : null).to.equal(how);
+    });
+  }
+});
+
+describe('what becomes of a run its backend lost (failover)', () => {
+  const run = (status: RunStatus, attempts: number, cancelRequested = false) => ({ status, attempts, cancelRequested });
+  const rows: [string, ReturnType<typeof run>, number, ReturnType<typeof whenLost>][] = [
+    ['never started: queued again, at no cost', run('queued', 1), 3, 'requeue'],
+    ['never started, a cancel asked', run('canceling', 1, true), 3, 'cancel'],
+    ['started, a cancel asked: a cancel wins over a failover', run('canceling', 1, true), 3, 'cancel'],
+    ['started, first attempt of 3', run('running', 1), 3, 'failover'],
+    ['started, second attempt of 3', run('running', 2), 3, 'failover'],
+    ['started, last attempt', run('running', 3), 3, 'fail'],
+    ['started, failover turned off (max_attempts 1)', run('running', 1), 1, 'fail'],
+  ];
+  for (const [name, lost, maxAttempts, outcome] of rows) {
+    it(`${name} → ${outcome}`, () => {
+      expect(whenLost(lost, maxAttempts)).to.equal(outcome);
+    });
+  }
+});

@@ -1,0 +1,11 @@
+/** The in-memory name resolver against its contract. */
+import { describeNameResolverContract, InMemoryNameResolver } from '@runload/core/testing';
+
+describeNameResolverContract('in-memory', async () => {
+  const subject = new InMemoryNameResolver();
+  return {
+    subject,
+    setAddresses: (name, addresses) => void subject.names.set(name, [...addresses]),
+    breakResolver: () => void (subject.failing = true),
+  };
+});
