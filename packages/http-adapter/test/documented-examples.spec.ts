@@ -25,6 +25,7 @@ const ID_FIELDS: Record<string, string> = {
   accounts: 'account_id',
   keys: 'key_id',
   apps: 'app_version_id',
+  backends: 'backend_id',
 };
 
 /** The collection whose member a path's `{id}` names: `/api/v1/admin/keys/{id}` → `keys`. */
@@ -170,6 +171,10 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
       'PATCH /api/v1/admin/accounts/{id} 200',
       'DELETE /api/v1/admin/keys/{id} 204',
       'DELETE /api/v1/admin/apps/{id} 204',
+      'POST /api/v1/admin/backends 201',
+      'POST /api/v1/admin/backends/register 201',
+      'DELETE /api/v1/admin/backends/register 200',
+      'DELETE /api/v1/admin/backends/{id} 204',
     ]);
   });
 });
