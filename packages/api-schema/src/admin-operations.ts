@@ -294,7 +294,7 @@ function POOL_OPERATIONS(): Operation[] {
       path: '/api/v1/admin/backends/register',
       adminScope: 'backends:register',
       summary: 'A GPU machine leaves: drained, then removed once it holds nothing',
-      query: Type.Object({ url: Type.String() }),
+      query: Type.Object({ url: Type.String({ examples: ['http://gpu-2.internal:8188'] }) }),
       responses: { 200: { description: 'The backend, draining.', content: json(Backend) }, 404: notFound, 422: invalid },
     },
     { ...base, operationId: 'adminGetBackend', method: 'get', path: '/api/v1/admin/backends/{id}', adminScope: 'backends', summary: 'One backend', pathParams: byId, responses: { 200: { description: 'The backend.', content: json(Backend) }, 404: notFound } },

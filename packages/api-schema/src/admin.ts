@@ -52,17 +52,17 @@ export const AdminAccountQuery = Type.Object({ limit, cursor, tier: Type.Optiona
 
 export const CreateAccountBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }), tier: Type.String({ description: 'A tier of `GET /api/v1/admin/tiers`.' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Ada Lovelace', tier: 'starter' }] },
 );
 export type CreateAccountBody = Static<typeof CreateAccountBody>;
 
 export const UpdateAccountBody = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tier: Type.Optional(Type.String()), status: Type.Optional(ACCOUNT_STATUS) },
-  { additionalProperties: false, description: 'Takes effect on every instance within a second.' },
+  { additionalProperties: false, description: 'Takes effect on every instance within a second.', examples: [{ tier: 'plus' }, { status: 'suspended' }] },
 );
 export type UpdateAccountBody = Static<typeof UpdateAccountBody>;
 
-export const CreateKeyBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+export const CreateKeyBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false, examples: [{ name: 'billing site' }] });
 
 export const IssuedKey = Type.Object(
   {
@@ -86,14 +86,20 @@ export type AdminKey = Static<typeof AdminKey>;
 export const AdminKeyList = Type.Object({ keys: Type.Array(AdminKey) }, { additionalProperties: false });
 export type AdminKeyList = Static<typeof AdminKeyList>;
 
+/** A workflow in API format that any ComfyUI server runs: a blank 512×512 image, saved. */
+const EXAMPLE_WORKFLOW = {
+  '1': { class_type: 'EmptyImage', inputs: { width: 512, height: 512, batch_size: 1, color: 0 } },
+  '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'runload' } },
+};
+
 export const PublishAppBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    workflow: Type.Record(Type.String(), Type.Unknown(), { description: 'A ComfyUI workflow in API format ("Export (API)").' }),
+    workflow: Type.Record(Type.String(), Type.Unknown(), { description: 'A ComfyUI workflow in API format ("Export (API)").', examples: [EXAMPLE_WORKFLOW] }),
     app_id: Type.Optional(Type.String({ description: 'Add a version to this app; a new app when absent.' })),
     expose: Type.Optional(Type.Array(Type.String(), { description: 'Only these input keys; every literal widget value when absent.' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Blank image', workflow: EXAMPLE_WORKFLOW, expose: ['1:width', '1:height'] }] },
 );
 export type PublishAppBody = Static<typeof PublishAppBody>;
 
@@ -137,7 +143,7 @@ export const UsageReport = Type.Object(
 );
 export type UsageReport = Static<typeof UsageReport>;
 
-export const UsageQuery = Type.Object({ month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'A calendar month (UTC), `YYYY-MM`.' }), limit, cursor });
+export const UsageQuery = Type.Object({ month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'A calendar month (UTC), `YYYY-MM`.', examples: ['2026-03'] }), limit, cursor });
 
 /** The CSV header of `GET /api/v1/admin/usage` with `Accept: text/csv`. */
 export const USAGE_CSV_HEADER = 'account_id,name,tier,gpu_seconds,succeeded,failed,canceled,expired';

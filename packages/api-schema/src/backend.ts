@@ -4,7 +4,7 @@ import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from './primitives.js';
 
-const Labels = Type.Record(Type.String(), Type.String(), { description: 'Labels placement matches (`gpu: a100`).' });
+const Labels = Type.Record(Type.String(), Type.String(), { description: 'Labels placement matches (`gpu: a100`).', examples: [{ gpu: 'a100' }] });
 
 export const Backend = Type.Object(
   {
@@ -38,17 +38,17 @@ const Auth = Type.Union(
 
 export const AddBackendBody = Type.Object(
   { url: Type.String(), labels: Type.Optional(Labels), depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))), auth: Type.Optional(Auth) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ url: 'http://gpu-1.internal:8188', labels: { gpu: 'a100' } }] },
 );
 
 export const ChangeBackendBody = Type.Object(
   { state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('draining')])), labels: Type.Optional(Labels), depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ state: 'draining' }] },
 );
 
 export const RegisterBackendBody = Type.Object(
   { url: Type.String(), labels: Type.Optional(Labels), ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'The lease; default 60.' })), auth: Type.Optional(Auth) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ url: 'http://gpu-2.internal:8188', ttl_seconds: 60 }] },
 );
 
 export const PoolReport = Type.Object(

@@ -3,19 +3,40 @@
  * request would be (to the document's own server, with the examples it gives for bodies and
  * query strings, and real ids in the path), and every answer must be one the document describes.
  * The examples must succeed: the one exception is `POST /api/v1/runs`, whose example id stands for
- * one the reader reads from `GET /api/v1/apps`.
+ * one the reader reads from `GET /api/v1/apps`. Admin operations are sent with an admin token of
+ * every scope, user operations with an API key.
  */
 import { expect } from 'chai';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
 import { EXAMPLE_APP_VERSION_ID } from '@runload/api-schema';
+import { CLI_AUTHOR } from '@runload/core';
 import { makeHarness, PNG, type Harness } from './harness.js';
 
 type Json = Record<string, any>;
 type Call = { method: string; path: string; operation: Json };
 
-/** Creations first, then reads, then what changes or removes what the reads use. */
+/**
+ * For a path `…/<collection>/{id}`: the field of the answer to `POST …/<collection>` that holds the
+ * id of what it created. A new collection needs one line here.
+ */
+const ID_FIELDS: Record<string, string> = {
+  assets: 'asset_id',
+  runs: 'run_id',
+  accounts: 'account_id',
+  keys: 'key_id',
+  apps: 'app_version_id',
+  backends: 'backend_id',
+};
+
+/** The collection whose member a path's `{id}` names: `/api/v1/admin/keys/{id}` → `keys`. */
+const collectionOfId = (path: string): string | undefined => path.slice(0, path.indexOf('/{id}')).split('/').pop();
+
+/**
+ * Creations first (of what stands alone before what is made under an `{id}`), then reads, then
+ * what changes or removes what the reads use.
+ */
 function rank(call: Call): number {
-  if (call.method === 'post' && !call.path.endsWith('/cancel')) return 0;
+  if (call.method === 'post' && !call.path.endsWith('/cancel')) return call.path.includes('/{id}') ? 0.5 : 0;
   if (call.method === 'get') return 1;
   if (call.method === 'post') return 2;
   return 3;
@@ -73,7 +94,14 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
     const server = (document['servers'] as { url: string }[])[0]?.url as string;
     const send = conformingFetch(createResponseChecker(document), (input, init) => fetch(input, init));
     const u = await h.user();
+    const admin = { authorization: `Bearer ${(await h.api.adminTokens.create('docs reader', ['*'], CLI_AUTHOR)).secret}` };
+    // Named path parameters by name; each `{id}` by its collection, from the answer that created one.
     const ids: Record<string, string> = { appVersionId: h.appVersionId, file: 'init.js' };
+    const remember = (path: string, text: string) => {
+      const collection = path.split('/').pop() as string;
+      const field = ID_FIELDS[collection];
+      if (field) ids[collection] = (JSON.parse(text) as Record<string, string>)[field] as string;
+    };
     const calls: Call[] = Object.entries(document['paths'] as Json)
       .flatMap(([path, item]) => Object.entries(item as Json).map(([method, operation]) => ({ method, path, operation: operation as Json })))
       .sort((a, b) => rank(a) - rank(b));
@@ -84,7 +112,7 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
       const url = new URL(
         server +
           path.replace(/\{(\w+)\}/g, (_, name: string) => {
-            const id = name === 'id' ? (path.startsWith('/api/v1/assets') ? ids['assetId'] : ids['runId']) : ids[name];
+            const id = ids[name === 'id' ? (collectionOfId(path) as string) : name];
             if (!id) throw new Error(`${where}: no id for {${name}} yet`);
             return id;
           }),
@@ -93,7 +121,8 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
         const example = parameter['schema']?.['examples']?.[0];
         if (parameter['in'] === 'query' && example !== undefined) url.searchParams.set(parameter['name'], String(example));
       }
-      const headers: Record<string, string> = operation['security']?.length ? { ...u.auth } : {};
+      const scheme = Object.keys((operation['security'] as Json[] | undefined)?.[0] ?? {})[0];
+      const headers: Record<string, string> = scheme === 'adminToken' ? { ...admin } : scheme ? { ...u.auth } : {};
       const content = operation['requestBody']?.['content'] as Json | undefined;
       let body: string | FormData | undefined;
       if (content?.['application/json']) {
@@ -118,6 +147,7 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
         expect(JSON.parse(text).error.message).to.include(EXAMPLE_APP_VERSION_ID);
         const real = await send(url.toString(), { method: 'POST', headers, body: (body as string).replace(EXAMPLE_APP_VERSION_ID, h.appVersionId) });
         expect(real.status, `${where} with a real app version`).to.equal(201);
+        remember(path, await real.text());
         answered.push(`${where} ${real.status}`);
         continue;
       }
@@ -129,9 +159,22 @@ describe("the OpenAPI document's examples, sent as a reader of /docs sends them"
       }
       expect(response.status, `${where}: ${text.slice(0, 300)}`).to.be.within(200, 299);
       answered.push(`${where} ${response.status}`);
-      if (operation['operationId'] === 'uploadAsset') ids['assetId'] = (JSON.parse(text) as { asset_id: string }).asset_id;
-      if (operation['operationId'] === 'runApp') ids['runId'] = (JSON.parse(text) as { run_id: string }).run_id;
+      if (rank({ method, path, operation }) < 1) remember(path, text);
     }
     expect(answered).to.include.members(['POST /api/v1/apps/{appVersionId} 201', 'POST /api/v1/assets 201', 'DELETE /api/v1/assets/{id} 204', 'GET /metrics 200']);
+    expect(answered).to.include.members([
+      'POST /api/v1/admin/accounts 201',
+      'POST /api/v1/admin/accounts/{id}/keys 201',
+      'POST /api/v1/admin/apps 201',
+      'GET /api/v1/admin/usage 200',
+      'POST /api/v1/admin/runs/{id}/cancel 200',
+      'PATCH /api/v1/admin/accounts/{id} 200',
+      'DELETE /api/v1/admin/keys/{id} 204',
+      'DELETE /api/v1/admin/apps/{id} 204',
+      'POST /api/v1/admin/backends 201',
+      'POST /api/v1/admin/backends/register 201',
+      'DELETE /api/v1/admin/backends/register 200',
+      'DELETE /api/v1/admin/backends/{id} 204',
+    ]);
   });
 });
