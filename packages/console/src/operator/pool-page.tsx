@@ -23,6 +23,9 @@ export function PoolPage() {
   return (
     <section>
       <h1>Pool</h1>
+      <button type="button" class="secondary" onClick={reload}>
+        Refresh
+      </button>
       {failure ? <p role="alert">{failure}</p> : null}
       <LoadedView loaded={loaded}>
         {(pool) => (
