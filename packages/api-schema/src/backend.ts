@@ -30,6 +30,7 @@ export const Backend = Type.Object(
 export type Backend = Static<typeof Backend>;
 
 export const BackendList = Type.Object({ backends: Type.Array(Backend) }, { additionalProperties: false });
+export type BackendList = Static<typeof BackendList>;
 
 const Auth = Type.Union(
   [Type.Object({ header: Type.String({ description: '`Name: value`' }) }, { additionalProperties: false }), Type.Object({ basic: Type.String({ description: '`user:password`' }) }, { additionalProperties: false })],
@@ -40,16 +41,19 @@ export const AddBackendBody = Type.Object(
   { url: Type.String(), labels: Type.Optional(Labels), depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))), auth: Type.Optional(Auth) },
   { additionalProperties: false },
 );
+export type AddBackendBody = Static<typeof AddBackendBody>;
 
 export const ChangeBackendBody = Type.Object(
   { state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('draining')])), labels: Type.Optional(Labels), depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))) },
   { additionalProperties: false },
 );
+export type ChangeBackendBody = Static<typeof ChangeBackendBody>;
 
 export const RegisterBackendBody = Type.Object(
   { url: Type.String(), labels: Type.Optional(Labels), ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'The lease; default 60.' })), auth: Type.Optional(Auth) },
   { additionalProperties: false },
 );
+export type RegisterBackendBody = Static<typeof RegisterBackendBody>;
 
 export const PoolReport = Type.Object(
   {
@@ -61,3 +65,4 @@ export const PoolReport = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PoolReport = Static<typeof PoolReport>;
