@@ -127,3 +127,59 @@ describe('the pool through RunloadAdminClient, and its audit trail', function ()
     for (const secret of ['gpu-proxy-secret-7f3a', 'basic-secret-91c2', 'registered-secret-5d0e']) expect(text).not.to.contain(secret);
   });
 });
+
+describe("the pool's documented examples, sent as a reader of /docs sends them", function () {
+  this.timeout(120_000);
+  const data = tempDataDir();
+  let server: ServerProcess;
+  let token: string;
+
+  before(async () => {
+    const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_COMFYUI_URLS: '', RUNLOAD_LOG_LEVEL: 'silent' };
+    await cliJson(['migrate'], env);
+    token = (await cliJson<{ token: string }>(['admin-tokens', 'create', '--name', 'docs', '--scopes', '*'], env)).token;
+    server = await startServerProcess(env);
+  });
+
+  after(async () => {
+    await server?.stop('SIGTERM');
+    data.remove();
+  });
+
+  it('succeeds with the first example of every request body and query of the pool, and shows an example for its labels', async () => {
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, any>;
+    const send = conformingFetch(createResponseChecker(document), (input, init) => fetch(input, init));
+    const operation = (path: string, method: string) => document['paths'][path][method] as Record<string, any>;
+    const bodyOf = (path: string, method: string) => operation(path, method)['requestBody']['content']['application/json']['example'] as Record<string, unknown>;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await send(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      expect(response.status, `${method} ${path}: ${text.slice(0, 300)}`).to.be.within(200, 299);
+      return text ? (JSON.parse(text) as Record<string, any>) : null;
+    };
+
+    const added = await call('POST', '/api/v1/admin/backends', bodyOf('/api/v1/admin/backends', 'post'));
+    expect(added?.['labels']).to.deep.equal({ gpu: 'a100', zone: 'eu' });
+    const changed = await call('PATCH', `/api/v1/admin/backends/${added?.['backend_id']}`, bodyOf('/api/v1/admin/backends/{id}', 'patch'));
+    expect(['draining', 'drained']).to.include(changed?.['state']);
+    const registered = await call('POST', '/api/v1/admin/backends/register', bodyOf('/api/v1/admin/backends/register', 'post'));
+    expect(registered?.['source']).to.equal('registered');
+    const url = (operation('/api/v1/admin/backends/register', 'delete')['parameters'] as Record<string, any>[]).find((p) => p['name'] === 'url')?.['schema']['examples'][0];
+    expect((await call('DELETE', `/api/v1/admin/backends/register?url=${encodeURIComponent(String(url))}`))?.['url']).to.equal(registered?.['url']);
+
+    // A map of free keys without an example reads as a regular expression in /docs.
+    const bare: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (typeof node !== 'object' || node === null) return;
+      if ('patternProperties' in node && !('examples' in node)) bare.push(at);
+      for (const [key, child] of Object.entries(node)) walk(child, `${at}/${key}`);
+    };
+    for (const [path, item] of Object.entries(document['paths'] as Record<string, unknown>)) if (path.startsWith('/api/v1/admin/backends') || path === '/api/v1/admin/pool') walk(item, path);
+    walk(document['components'], '#/components');
+    expect(bare).to.deep.equal([]);
+  });
+});
