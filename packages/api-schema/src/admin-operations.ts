@@ -29,7 +29,7 @@ import {
   UsageReport,
   USAGE_CSV_HEADER,
 } from './admin.js';
-import { AddBackendBody, Backend, BackendList, ChangeBackendBody, PoolReport, RegisterBackendBody } from './backend.js';
+import { AddBackendBody, Backend, BackendList, ChangeBackendBody, EXAMPLE_REGISTERED_URL, PoolReport, RegisterBackendBody } from './backend.js';
 import { PageQuery } from './requests.js';
 import { PlainError, structuredError, type ErrorCode } from './errors.js';
 import type { Operation, ResponseSpec } from './operations.js';
@@ -294,7 +294,7 @@ function POOL_OPERATIONS(): Operation[] {
       path: '/api/v1/admin/backends/register',
       adminScope: 'backends:register',
       summary: 'A GPU machine leaves: drained, then removed once it holds nothing',
-      query: Type.Object({ url: Type.String({ examples: ['http://gpu-2.internal:8188'] }) }),
+      query: Type.Object({ url: Type.String({ description: 'The URL the machine registered.', examples: [EXAMPLE_REGISTERED_URL] }) }),
       responses: { 200: { description: 'The backend, draining.', content: json(Backend) }, 404: notFound, 422: invalid },
     },
     { ...base, operationId: 'adminGetBackend', method: 'get', path: '/api/v1/admin/backends/{id}', adminScope: 'backends', summary: 'One backend', pathParams: byId, responses: { 200: { description: 'The backend.', content: json(Backend) }, 404: notFound } },

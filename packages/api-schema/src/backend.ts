@@ -4,7 +4,11 @@ import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from './primitives.js';
 
-const Labels = Type.Record(Type.String(), Type.String(), { description: 'Labels placement matches (`gpu: a100`).', examples: [{ gpu: 'a100' }] });
+const Labels = Type.Record(Type.String(), Type.String(), { description: 'Labels placement matches (`gpu: a100`).', examples: [{ gpu: 'a100', zone: 'eu' }] });
+
+/** Where the examples' backends listen: a reader who sends them adds a backend that is not there (unreachable until it is). */
+export const EXAMPLE_BACKEND_URL = 'http://gpu-1.example.internal:8188';
+export const EXAMPLE_REGISTERED_URL = 'http://10.0.0.5:8188';
 
 export const Backend = Type.Object(
   {
@@ -30,6 +34,7 @@ export const Backend = Type.Object(
 export type Backend = Static<typeof Backend>;
 
 export const BackendList = Type.Object({ backends: Type.Array(Backend) }, { additionalProperties: false });
+export type BackendList = Static<typeof BackendList>;
 
 const Auth = Type.Union(
   [Type.Object({ header: Type.String({ description: '`Name: value`' }) }, { additionalProperties: false }), Type.Object({ basic: Type.String({ description: '`user:password`' }) }, { additionalProperties: false })],
@@ -38,18 +43,27 @@ const Auth = Type.Union(
 
 export const AddBackendBody = Type.Object(
   { url: Type.String(), labels: Type.Optional(Labels), depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))), auth: Type.Optional(Auth) },
-  { additionalProperties: false, examples: [{ url: 'http://gpu-1.internal:8188', labels: { gpu: 'a100' } }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { url: EXAMPLE_BACKEND_URL, labels: { gpu: 'a100', zone: 'eu' }, depth: 2 },
+      { url: 'https://gpu-2.example.internal', auth: { header: 'Authorization: Bearer <token of the proxy>' } },
+    ],
+  },
 );
+export type AddBackendBody = Static<typeof AddBackendBody>;
 
 export const ChangeBackendBody = Type.Object(
   { state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('draining')])), labels: Type.Optional(Labels), depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))) },
-  { additionalProperties: false, examples: [{ state: 'draining' }] },
+  { additionalProperties: false, examples: [{ state: 'draining' }, { state: 'active' }, { labels: { gpu: 'h100' }, depth: null }] },
 );
+export type ChangeBackendBody = Static<typeof ChangeBackendBody>;
 
 export const RegisterBackendBody = Type.Object(
   { url: Type.String(), labels: Type.Optional(Labels), ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'The lease; default 60.' })), auth: Type.Optional(Auth) },
-  { additionalProperties: false, examples: [{ url: 'http://gpu-2.internal:8188', ttl_seconds: 60 }] },
+  { additionalProperties: false, examples: [{ url: EXAMPLE_REGISTERED_URL, labels: { gpu: 'l4' }, ttl_seconds: 60 }] },
 );
+export type RegisterBackendBody = Static<typeof RegisterBackendBody>;
 
 export const PoolReport = Type.Object(
   {
@@ -61,3 +75,4 @@ export const PoolReport = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PoolReport = Static<typeof PoolReport>;

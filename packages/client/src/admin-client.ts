@@ -1,10 +1,11 @@
 /**
  * The admin API client, for a billing site or a support tool: accounts, keys, apps, runs of any
- * account, monthly usage (JSON or CSV) and the audit trail, behind an admin token `rladm_…`.
+ * account, monthly usage (JSON or CSV), the audit trail and the pool of backends, behind an admin token `rladm_…`.
  * Failures are RunloadErrors, 429 and 503 retried as the account client does.
  * @module
  */
 import type {
+  AddBackendBody,
   AdminAccount,
   AdminAccountDetail,
   AdminAccountList,
@@ -14,7 +15,12 @@ import type {
   AdminRun,
   AdminRunList,
   AuditList,
+  Backend,
+  BackendList,
+  ChangeBackendBody,
   IssuedKey,
+  PoolReport,
+  RegisterBackendBody,
   RunStatus,
   TierList,
   UsageReport,
@@ -131,6 +137,56 @@ export class RunloadAdminClient {
 
   audit(options: PageOptions = {}): Promise<AuditList> {
     return this.json({ method: 'GET', path: `/audit${pageQuery(options)}`, signal: options.signal });
+  }
+
+  // The pool of ComfyUI backends (scope `backends`; registration `backends:register`).
+
+  listBackends(signal?: AbortSignal): Promise<BackendList> {
+    return this.json({ method: 'GET', path: '/backends', signal });
+  }
+
+  getBackend(backendId: string, signal?: AbortSignal): Promise<Backend> {
+    return this.json({ method: 'GET', path: `/backends/${id(backendId)}`, signal });
+  }
+
+  /** An operator's backend (source `api`); its `auth` is stored and never shown again. */
+  addBackend(backend: AddBackendBody, signal?: AbortSignal): Promise<Backend> {
+    return this.json({ method: 'POST', path: '/backends', json: backend, signal });
+  }
+
+  /** Drains or activates it, changes its labels or its depth (null: the deployment's). */
+  changeBackend(backendId: string, change: ChangeBackendBody, signal?: AbortSignal): Promise<Backend> {
+    return this.json({ method: 'PATCH', path: `/backends/${id(backendId)}`, json: change, signal });
+  }
+
+  /** No new prompt goes to it; it becomes `drained` once it holds nothing. */
+  drainBackend(backendId: string, signal?: AbortSignal): Promise<Backend> {
+    return this.changeBackend(backendId, { state: 'draining' }, signal);
+  }
+
+  activateBackend(backendId: string, signal?: AbortSignal): Promise<Backend> {
+    return this.changeBackend(backendId, { state: 'active' }, signal);
+  }
+
+  /** Refused with BACKEND_BUSY while it holds runs, unless `force` (its runs are then dispatched again). */
+  async removeBackend(backendId: string, options: { force?: boolean; signal?: AbortSignal } = {}): Promise<void> {
+    await this.send({ method: 'DELETE', path: `/backends/${id(backendId)}${options.force ? '?force=true' : ''}`, signal: options.signal });
+  }
+
+  /** A GPU machine registers itself or renews its lease (the heartbeat); `created` is false on a renewal. */
+  async registerBackend(registration: RegisterBackendBody, signal?: AbortSignal): Promise<{ backend: Backend; created: boolean }> {
+    const response = await this.send({ method: 'POST', path: '/backends/register', json: registration, signal });
+    return { backend: (await response.json()) as Backend, created: response.status === 201 };
+  }
+
+  /** The machine leaves: drained, then removed once it holds nothing. */
+  deregisterBackend(url: string, signal?: AbortSignal): Promise<Backend> {
+    return this.json({ method: 'DELETE', path: `/backends/register?url=${encodeURIComponent(url)}`, signal });
+  }
+
+  /** The pool at a glance: its backends, the runs queued and running, and why waiting runs wait. */
+  pool(signal?: AbortSignal): Promise<PoolReport> {
+    return this.json({ method: 'GET', path: '/pool', signal });
   }
 
   private async json<T>(call: Call): Promise<T> {

@@ -22,3 +22,4 @@ export type {
   TierList,
   UsageReport,
 } from '@runload/api-schema';
+export type { AddBackendBody, Backend, BackendList, ChangeBackendBody, PoolReport, RegisterBackendBody } from '@runload/api-schema';

@@ -87,13 +87,46 @@ describe('the operator console in headless Chromium', function () {
     }
   });
 
+  it("shows the pool's backend and drains and activates it", async () => {
+    const { page } = suite.watched;
+    await openSection('Pool');
+    const backendUrl = suite.world.fake.url.replace(/\/$/, '');
+    const card = page.getByRole('article', { name: `Backend ${backendUrl}` });
+    await card.waitFor();
+    expect(await card.textContent()).to.contain(backendUrl);
+    const state = card.getByTestId('backend-state');
+    expect(await state.textContent()).to.equal('active');
+    const fact = async (name: string) => (await card.getByRole('definition').nth(await factIndex(name)).textContent())?.trim();
+    const factIndex = async (name: string) => (await card.getByRole('term').allTextContents()).indexOf(name);
+    // The dispatcher probes the backend soon after start; the page shows what the pool answers.
+    await waitFor(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return (await fact('Reachable')) === 'yes';
+      },
+      'the backend probed and reachable',
+      { timeoutMs: 10_000, intervalMs: 300 },
+    );
+    expect(await fact('Held / depth')).to.match(/^0 \/ (default|\d+)$/);
+    expect(await fact('Labels')).to.equal('—');
+    expect(await fact('ComfyUI')).to.match(/^\d+\.\d+\.\d+/);
+
+    await card.getByRole('button', { name: `Drain ${backendUrl}` }).click();
+    await waitFor(async () => ['draining', 'drained'].includes((await state.textContent()) ?? ''), 'the backend draining', { timeoutMs: 5000 });
+    const drained = await suite.world.runtime.api.backends.list();
+    expect(drained.map((b) => b.backend.state)).to.satisfy((states: string[]) => states.every((s) => s === 'draining' || s === 'drained'));
+
+    await card.getByRole('button', { name: `Activate ${backendUrl}` }).click();
+    await waitFor(async () => (await state.textContent()) === 'active', 'the backend active again', { timeoutMs: 5000 });
+  });
+
   it('keeps the admin token in sessionStorage only and fits 390 px on its pages', async () => {
     await suite.watched.close();
     suite.watched = await openWatchedPage(suite.browser, suite.world.origin, { width: 390, height: 844 });
     const { page } = suite.watched;
     await signIn(page, suite.world.origin, adminToken, '#/accounts');
     expect(await storedByPage(page)).to.deep.equal({ session: [adminToken], local: [], cookies: '' });
-    for (const section of ['Accounts', 'Queue', 'Usage']) {
+    for (const section of ['Pool', 'Accounts', 'Queue', 'Usage']) {
       await page.getByRole('link', { name: section, exact: true }).click();
       await page.getByRole('heading', { name: section, level: 1 }).waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' }).catch(() => undefined);

@@ -1,4 +1,7 @@
 /** The pool's in-memory adapter against its contract. */
-import { describeBackendRegistryContract, InMemoryBackendRegistry } from '@runload/core/testing';
+import { describeBackendRegistryContract, InMemoryAuditLog, InMemoryBackendRegistry } from '@runload/core/testing';
 
-describeBackendRegistryContract('in-memory', async () => ({ subject: new InMemoryBackendRegistry() }));
+describeBackendRegistryContract('in-memory', async () => {
+  const audit = new InMemoryAuditLog();
+  return { subject: new InMemoryBackendRegistry(audit), audit };
+});

@@ -61,7 +61,7 @@ export function backendAdminRoutes(api: RunloadApi): AdminRoute[] {
             ...(b['labels'] !== undefined ? { labels: checkLabels(b['labels']) } : {}),
             ...(b['ttl_seconds'] !== undefined ? { ttlSeconds: Number(b['ttl_seconds']) } : {}),
             ...(auth !== undefined ? { auth } : {}),
-          });
+          }, ctx.author);
           return { status: created ? 201 : 200, body: presentBackend(view) };
         });
       },
@@ -73,7 +73,7 @@ export function backendAdminRoutes(api: RunloadApi): AdminRoute[] {
       handler: async (ctx) => {
         const url = new URL(ctx.event.req.url).searchParams.get('url');
         if (!url) throw new CoreError('INVALID_REQUEST', 'url is required: the URL the machine registered');
-        return unusableAs422(async () => ({ status: 200, body: presentBackend(await api.backends.deregister(url)) }));
+        return unusableAs422(async () => ({ status: 200, body: presentBackend(await api.backends.deregister(url, ctx.author)) }));
       },
     },
     {
@@ -95,7 +95,7 @@ export function backendAdminRoutes(api: RunloadApi): AdminRoute[] {
             labels: checkLabels(b['labels']),
             depth: (b['depth'] as number | null | undefined) ?? null,
             ...(auth !== undefined ? { auth } : {}),
-          });
+          }, ctx.author);
           return { status: 201, body: presentBackend(view) };
         });
       },
@@ -117,7 +117,7 @@ export function backendAdminRoutes(api: RunloadApi): AdminRoute[] {
             ...(b['state'] !== undefined ? { state: b['state'] as 'active' | 'draining' } : {}),
             ...(b['labels'] !== undefined ? { labels: checkLabels(b['labels']) } : {}),
             ...(b['depth'] !== undefined ? { depth: b['depth'] as number | null } : {}),
-          });
+          }, ctx.author);
           return { status: 200, body: presentBackend(view) };
         });
       },
@@ -128,7 +128,7 @@ export function backendAdminRoutes(api: RunloadApi): AdminRoute[] {
       scope: 'backends',
       handler: async (ctx) => {
         const force = new URL(ctx.event.req.url).searchParams.get('force') === 'true';
-        await api.backends.remove(param(ctx, 'id'), { force });
+        await api.backends.remove(param(ctx, 'id'), { force }, ctx.author);
         return { status: 204 };
       },
     },

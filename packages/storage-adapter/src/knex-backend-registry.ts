@@ -1,7 +1,8 @@
 /** The pool's backends in SQLite or PostgreSQL, shared by every instance. */
 import type { Knex } from 'knex';
-import type { Backend, BackendCredentials, BackendLabels, BackendPatch, BackendRegistry, BackendSource, BackendState } from '@runload/core';
+import type { AuditEntry, Backend, BackendCredentials, BackendLabels, BackendPatch, BackendRegistry, BackendSource, BackendState } from '@runload/core';
 import { json, jsonOrNull, msOrNull, toDate, toDateOrNull } from './columns.js';
+import { insertAuditEntry } from './knex-audit-log.js';
 import { guarded } from './storage-errors.js';
 
 function toBackend(row: Record<string, unknown>): Backend {
@@ -60,29 +61,51 @@ export class KnexBackendRegistry implements BackendRegistry {
     });
   }
 
-  create(backend: Backend): Promise<boolean> {
-    return guarded(async () => {
-      const rows = await this.db('backends')
-        .insert({ id: backend.id, url: backend.url, source: backend.source, created_at: backend.createdAt.getTime(), ...fromPatch(backend) })
-        .onConflict()
-        .ignore()
-        .returning('id');
-      return (rows as unknown[]).length > 0;
-    });
+  create(backend: Backend, audit: readonly AuditEntry[] = []): Promise<boolean> {
+    return guarded(() =>
+      this.withAudit(audit, async (trx) => {
+        const rows = await trx('backends')
+          .insert({ id: backend.id, url: backend.url, source: backend.source, created_at: backend.createdAt.getTime(), ...fromPatch(backend) })
+          .onConflict()
+          .ignore()
+          .returning('id');
+        const created = (rows as unknown[]).length > 0;
+        if (created) for (const entry of audit) await insertAuditEntry(trx, entry);
+        return created;
+      }),
+    );
   }
 
-  update(id: string, patch: BackendPatch, states?: readonly BackendState[]): Promise<Backend | null> {
-    return guarded(async () => {
-      const query = this.db('backends').where({ id });
-      if (states) query.whereIn('state', [...states]);
-      const changes = fromPatch(patch);
-      const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
-      const row = (rows as Record<string, unknown>[])[0];
-      return row ? toBackend(row) : null;
-    });
+  update(id: string, patch: BackendPatch, states?: readonly BackendState[], audit: readonly AuditEntry[] = []): Promise<Backend | null> {
+    return guarded(() =>
+      this.withAudit(audit, async (trx) => {
+        const query = trx('backends').where({ id });
+        if (states) query.whereIn('state', [...states]);
+        const changes = fromPatch(patch);
+        const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
+        const row = (rows as Record<string, unknown>[])[0];
+        if (!row) return null;
+        for (const entry of audit) await insertAuditEntry(trx, entry);
+        return toBackend(row);
+      }),
+    );
   }
 
-  delete(id: string): Promise<boolean> {
-    return guarded(async () => (await this.db('backends').where({ id }).delete()) > 0);
+  /**
+   * Runs a change and its audit entries in one transaction; a change that records nothing (the
+   * follower's frequent probes) runs without one.
+   */
+  private withAudit<T>(audit: readonly AuditEntry[], work: (db: Knex) => Promise<T>): Promise<T> {
+    return audit.length === 0 ? work(this.db) : this.db.transaction((trx) => work(trx));
+  }
+
+  delete(id: string, audit: readonly AuditEntry[] = []): Promise<boolean> {
+    return guarded(() =>
+      this.withAudit(audit, async (trx) => {
+        const deleted = (await trx('backends').where({ id }).delete()) > 0;
+        if (deleted) for (const entry of audit) await insertAuditEntry(trx, entry);
+        return deleted;
+      }),
+    );
   }
 }

@@ -78,7 +78,10 @@ for (const [name, open] of TEST_DATABASES) {
       return { subject: new KnexWebhookOutbox(db), runs: new KnexRunRepository(db) };
     });
     describeMaintenanceLeaseContract(name, async () => ({ subject: new KnexMaintenanceLease(await fresh()) }));
-    describeBackendRegistryContract(name, async () => ({ subject: new KnexBackendRegistry(await fresh()) }));
+    describeBackendRegistryContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexBackendRegistry(db), audit: new KnexAuditLog(db) };
+    });
     describeAdminTokenRepositoryContract(name, async () => {
       const db = await fresh();
       return { subject: new KnexAdminTokenRepository(db), audit: new KnexAuditLog(db) };

@@ -5,7 +5,6 @@ import { Shell } from '../ui/shell.js';
 import { AccountsPage } from './accounts-page.js';
 import { RunloadAdminClient, RunloadError } from '@runload/client';
 import { OperatorSessionContext } from './operator-context.js';
-import { PoolApi } from './pool-api.js';
 import { PoolPage } from './pool-page.js';
 import { QueuePage } from './queue-page.js';
 import { UsagePage } from './usage-page.js';
@@ -33,7 +32,7 @@ function adminClient(token: string): RunloadAdminClient {
 }
 
 export function OperatorConsole(props: { secret: string; onSignOut: () => void }) {
-  const session = useMemo(() => ({ admin: adminClient(props.secret), pool: new PoolApi(props.secret) }), [props.secret]);
+  const session = useMemo(() => ({ admin: adminClient(props.secret) }), [props.secret]);
   const path = useRoute();
   return (
     <OperatorSessionContext.Provider value={session}>

@@ -1,12 +1,10 @@
-/** The operator's typed admin client and the pool's calls, for every page of the operator's console. */
+/** The operator's typed admin client, for every page of the operator's console. */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { RunloadAdminClient } from '@runload/client';
-import type { PoolApi } from './pool-api.js';
 
 export interface OperatorSession {
   readonly admin: RunloadAdminClient;
-  readonly pool: PoolApi;
 }
 
 export const OperatorSessionContext = createContext<OperatorSession | null>(null);

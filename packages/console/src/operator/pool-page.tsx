@@ -4,17 +4,17 @@ import { describeError } from '../api.js';
 import { LoadedView } from '../ui/loaded-view.js';
 import { useAsync } from '../ui/use-async.js';
 import { formatSeconds } from '../ui/format.js';
-import type { Backend } from './pool-api.js';
+import type { Backend } from '@runload/client';
 import { useOperatorSession } from './operator-context.js';
 
 export function PoolPage() {
-  const { pool: api } = useOperatorSession();
-  const { loaded, reload } = useAsync((signal) => api.pool(signal), []);
+  const { admin } = useOperatorSession();
+  const { loaded, reload } = useAsync((signal) => admin.pool(signal), []);
   const [failure, setFailure] = useState<string | null>(null);
   const act = async (backend: Backend, state: 'active' | 'draining') => {
     setFailure(null);
     try {
-      await api.setBackendState(backend.backend_id, state);
+      await admin.changeBackend(backend.backend_id, { state });
       reload();
     } catch (error) {
       setFailure(describeError(error));
@@ -23,6 +23,9 @@ export function PoolPage() {
   return (
     <section>
       <h1>Pool</h1>
+      <button type="button" class="secondary" onClick={reload}>
+        Refresh
+      </button>
       {failure ? <p role="alert">{failure}</p> : null}
       <LoadedView loaded={loaded}>
         {(pool) => (

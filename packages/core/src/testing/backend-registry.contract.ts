@@ -1,7 +1,9 @@
-/** The contract of BackendRegistry. Every adapter runs it. */
+/** The contract of BackendRegistry (and of the audit entries its changes write). Every adapter runs it. */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import type { AuditEntry } from '../domain/audit.js';
 import type { Backend } from '../domain/backend.js';
+import type { AuditLog } from '../ports/audit-log.js';
 import type { BackendRegistry } from '../ports/backend-registry.js';
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 321);
@@ -26,16 +28,24 @@ function aBackend(overrides: Partial<Backend> = {}): Backend {
   };
 }
 
-export function describeBackendRegistryContract(name: string, setup: () => Promise<{ subject: BackendRegistry; teardown?: () => Promise<void> }>): void {
+function anEntry(action: string, target: string, at = T): AuditEntry {
+  return { id: randomUUID(), at: new Date(at), actor: 'token:t-1', action, target, requestId: 'req-1' };
+}
+
+/** `audit` is the audit trail the registry's changes write to. */
+export function describeBackendRegistryContract(name: string, setup: () => Promise<{ subject: BackendRegistry; audit: AuditLog; teardown?: () => Promise<void> }>): void {
   describe(`BackendRegistry contract: ${name}`, () => {
     let registry: BackendRegistry;
+    let audit: AuditLog;
     let teardown: (() => Promise<void>) | undefined;
     beforeEach(async () => {
       const made = await setup();
       registry = made.subject;
+      audit = made.audit;
       teardown = made.teardown;
     });
     afterEach(async () => teardown?.());
+    const trailOf = async (target: string) => (await audit.list({ limit: 100 })).entries.filter((e) => e.target === target);
 
     it('round-trips every field, to the millisecond, by id and by URL', async () => {
       const b = aBackend({
@@ -94,6 +104,23 @@ export function describeBackendRegistryContract(name: string, setup: () => Promi
       expect(await registry.delete(b.id)).to.equal(false);
       expect(await registry.get(b.id)).to.equal(null);
       expect(await registry.getByUrl(b.url)).to.equal(null);
+    });
+    it('writes the audit entries of a change with it, and none for a change that did not happen', async () => {
+      const b = aBackend();
+      const add = anEntry('backend.add', b.id);
+      expect(await registry.create(b, [add])).to.equal(true);
+      expect(await registry.create(aBackend({ url: b.url }), [anEntry('backend.add', b.id, T + 1)])).to.equal(false);
+      const drain = anEntry('backend.drain', b.id, T + 2);
+      await registry.update(b.id, { state: 'draining' }, undefined, [drain]);
+      // A guard that fails, or a backend that does not exist, records nothing.
+      expect(await registry.update(b.id, { state: 'drained' }, ['active'], [anEntry('backend.activate', b.id, T + 3)])).to.equal(null);
+      const gone = randomUUID();
+      expect(await registry.update(gone, { state: 'active' }, undefined, [anEntry('backend.activate', gone)])).to.equal(null);
+      expect(await registry.delete(gone, [anEntry('backend.remove', gone)])).to.equal(false);
+      const remove = anEntry('backend.remove', b.id, T + 4);
+      expect(await registry.delete(b.id, [remove])).to.equal(true);
+      expect(await trailOf(b.id)).to.deep.equal([remove, drain, add]);
+      expect(await trailOf(gone)).to.deep.equal([]);
     });
   });
 }

@@ -82,7 +82,7 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
     webhookTransport: options.webhookTransport ?? new InMemoryWebhookTransport(),
     streamSlots: new InMemoryStreamSlots(),
     previews: new InMemoryPreviewStore(clock),
-    backends: new InMemoryBackendRegistry(),
+    backends: new InMemoryBackendRegistry(auditLog),
     adminTokens: new InMemoryAdminTokenRepository(auditLog),
     auditLog,
     usage: new InMemoryUsageRepository(accounts, runs, gpuLedger),

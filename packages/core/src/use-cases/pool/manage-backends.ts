@@ -1,9 +1,12 @@
 /**
  * The operator's commands on the pool (the CLI and the admin API call these): list, add, drain,
  * activate, change, remove; the configuration's servers written at start; a GPU machine's own
- * registration with a lease. Every change is a row every instance follows within seconds.
+ * registration with a lease. Every change is a row every instance follows within seconds, and
+ * an operator's change writes its audit entry with it (the author is the CLI unless named); a
+ * heartbeat that only renews a registration writes none.
  * @module
  */
+import { auditEntry, CLI_AUTHOR, type AuditEntry, type ChangeAuthor } from '../../domain/audit.js';
 import {
   isLapsed,
   nextBackendState,
@@ -89,9 +92,9 @@ export class ManageBackends {
   }
 
   /** An operator's backend. @throws CoreError INVALID_REQUEST, BACKEND_EXISTS */
-  async add(command: AddBackendCommand): Promise<BackendView> {
+  async add(command: AddBackendCommand, author: ChangeAuthor = CLI_AUTHOR): Promise<BackendView> {
     const backend = this.newBackend(command.url, 'api', { labels: command.labels ?? {}, depth: checkDepth(command.depth ?? null), auth: command.auth ?? null });
-    if (!(await this.registry.create(backend))) throw new CoreError('BACKEND_EXISTS', `${backend.url} is a backend of the pool already`);
+    if (!(await this.registry.create(backend, [this.entry(author, 'backend.add', backend.id)]))) throw new CoreError('BACKEND_EXISTS', `${backend.url} is a backend of the pool already`);
     return this.get(backend.id);
   }
 
@@ -113,21 +116,24 @@ export class ManageBackends {
   }
 
   /** @throws CoreError BACKEND_NOT_FOUND */
-  async drain(idOrUrl: string): Promise<BackendView> {
+  async drain(idOrUrl: string, author: ChangeAuthor = CLI_AUTHOR): Promise<BackendView> {
     const backend = await this.find(idOrUrl);
-    await this.registry.update(backend.id, { state: nextBackendState(backend.state, 'drain') });
+    await this.registry.update(backend.id, { state: nextBackendState(backend.state, 'drain') }, undefined, [this.entry(author, 'backend.drain', backend.id)]);
     return this.get(backend.id);
   }
 
   /** Back in the pool; a retiring one stays. @throws CoreError BACKEND_NOT_FOUND */
-  async activate(idOrUrl: string): Promise<BackendView> {
+  async activate(idOrUrl: string, author: ChangeAuthor = CLI_AUTHOR): Promise<BackendView> {
     const backend = await this.find(idOrUrl);
-    await this.registry.update(backend.id, { state: nextBackendState(backend.state, 'activate'), retiring: false });
+    await this.registry.update(backend.id, { state: nextBackendState(backend.state, 'activate'), retiring: false }, undefined, [this.entry(author, 'backend.activate', backend.id)]);
     return this.get(backend.id);
   }
 
-  /** The admin API's change. @throws CoreError BACKEND_NOT_FOUND, INVALID_REQUEST */
-  async change(idOrUrl: string, command: ChangeBackendCommand): Promise<BackendView> {
+  /**
+   * The admin API's change: a new state is audited as `backend.drain` or `backend.activate`, new
+   * labels or depth as `backend.update`. @throws CoreError BACKEND_NOT_FOUND, INVALID_REQUEST
+   */
+  async change(idOrUrl: string, command: ChangeBackendCommand, author: ChangeAuthor = CLI_AUTHOR): Promise<BackendView> {
     const backend = await this.find(idOrUrl);
     const patch: BackendPatch = {
       ...(command.labels !== undefined ? { labels: command.labels } : {}),
@@ -135,7 +141,10 @@ export class ManageBackends {
       ...(command.state !== undefined ? { state: nextBackendState(backend.state, command.state === 'active' ? 'activate' : 'drain') } : {}),
       ...(command.state === 'active' ? { retiring: false } : {}),
     };
-    await this.registry.update(backend.id, patch);
+    const audit: AuditEntry[] = [];
+    if (command.state !== undefined) audit.push(this.entry(author, command.state === 'active' ? 'backend.activate' : 'backend.drain', backend.id));
+    if (command.labels !== undefined || command.depth !== undefined) audit.push(this.entry(author, 'backend.update', backend.id));
+    await this.registry.update(backend.id, patch, undefined, audit);
     return this.get(backend.id);
   }
 
@@ -144,21 +153,22 @@ export class ManageBackends {
    * instance then drops it, and what it held is lost there (runs that had started fail over).
    * @throws CoreError BACKEND_NOT_FOUND, BACKEND_BUSY
    */
-  async remove(idOrUrl: string, options: { force?: boolean } = {}): Promise<BackendView> {
+  async remove(idOrUrl: string, options: { force?: boolean } = {}, author: ChangeAuthor = CLI_AUTHOR): Promise<BackendView> {
     const view = await this.get(idOrUrl);
     if (view.held > 0 && !options.force) {
       throw new CoreError('BACKEND_BUSY', `${view.backend.url} holds ${view.held} run${view.held === 1 ? '' : 's'}: drain it first, or remove it with force (runs that started there are then dispatched again)`);
     }
-    await this.registry.delete(view.backend.id);
+    await this.registry.delete(view.backend.id, [this.entry(author, 'backend.remove', view.backend.id)]);
     return view;
   }
 
   /**
    * A GPU machine registers itself, or renews its lease (the heartbeat): `created` is false on a
-   * renewal. A machine that deregistered and registers again is active again.
+   * renewal. A machine that deregistered and registers again is active again. Only a registration
+   * that creates the backend is audited: heartbeats come every few seconds from every machine.
    * @throws CoreError INVALID_REQUEST, BACKEND_EXISTS (the URL is a backend from another source)
    */
-  async register(command: RegisterCommand): Promise<{ view: BackendView; created: boolean }> {
+  async register(command: RegisterCommand, author: ChangeAuthor = CLI_AUTHOR): Promise<{ view: BackendView; created: boolean }> {
     const ttl = command.ttlSeconds ?? DEFAULT_REGISTRATION_TTL_SECONDS;
     if (!Number.isInteger(ttl) || ttl < 10 || ttl > 3600) throw new CoreError('INVALID_REQUEST', 'ttl_seconds must be a whole number from 10 to 3600');
     const expiresAt = new Date(this.clock.nowMs() + ttl * 1000);
@@ -176,16 +186,20 @@ export class ManageBackends {
       return { view: await this.get(existing.id), created: false };
     }
     const backend = { ...this.newBackend(url, 'registered', { labels: command.labels ?? {}, auth: command.auth ?? null }), expiresAt };
-    if (!(await this.registry.create(backend))) return this.register(command);
+    if (!(await this.registry.create(backend, [this.entry(author, 'backend.register', backend.id)]))) return this.register(command, author);
     return { view: await this.get(backend.id), created: true };
   }
 
   /** The machine leaves: drained, then removed once it holds nothing. @throws CoreError BACKEND_NOT_FOUND */
-  async deregister(url: string): Promise<BackendView> {
+  async deregister(url: string, author: ChangeAuthor = CLI_AUTHOR): Promise<BackendView> {
     const backend = await this.find(url);
     if (backend.source !== 'registered') throw notFound(url);
-    await this.registry.update(backend.id, { state: nextBackendState(backend.state, 'drain'), retiring: true });
+    await this.registry.update(backend.id, { state: nextBackendState(backend.state, 'drain'), retiring: true }, undefined, [this.entry(author, 'backend.deregister', backend.id)]);
     return this.get(backend.id);
+  }
+
+  private entry(author: ChangeAuthor, action: string, target: string): AuditEntry {
+    return auditEntry(author, action, target, this.clock.now(), this.ids.uuid());
   }
 
   /** The backend by its id, or by its URL. @throws CoreError BACKEND_NOT_FOUND */
