@@ -41,7 +41,7 @@ async function startVictim(options: readonly string[]): Promise<Victim> {
 type Run = { status: string; attempts: number; outputs: { asset_id: string; url: string }[]; metrics: { gpu_seconds: number | null } };
 
 describe('a backend killed at each point of a run\'s life', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   const data = tempDataDir();
   let survivor: FakeComfyUI;
   let server: ServerProcess;
@@ -100,7 +100,7 @@ describe('a backend killed at each point of a run\'s life', function () {
     victim.child.kill('SIGKILL');
     await cliJson(['backends', 'activate', survivor.url], env);
 
-    const run = (await api.waitFor(runId, ['succeeded', 'failed', 'canceled', 'expired'], 60_000)) as unknown as Run;
+    const run = (await api.waitFor(runId, ['succeeded', 'failed', 'canceled', 'expired'], 120_000)) as unknown as Run;
     expect([run.status, run.attempts], JSON.stringify(run)).to.deep.equal(['succeeded', attempts]);
     expect(onSurvivor(runId), 'the survivor ran it once').to.equal(1);
     expect(run.outputs).to.have.length(1);
