@@ -36,6 +36,8 @@ export interface FakeComfyUIOptions {
   readonly objectInfo?: Record<string, unknown>;
   /** What this fake's `models/checkpoints` holds (listed by `/object_info` and `/models`); default the one v1.5 checkpoint. */
   readonly checkpoints?: readonly string[];
+  /** Called with each request's route (`GET /view`, …) as it arrives, before any delay: a process's tests see it on stdout. */
+  readonly onRequest?: (route: string) => void;
 }
 
 export type { AcceptedPrompt };
@@ -59,8 +61,10 @@ export class FakeComfyUI {
   private generation = 0;
   private paused = false;
   private delays = { upload: 0, view: 0 };
+  private readonly onRequest: ((route: string) => void) | undefined;
 
   constructor(options: FakeComfyUIOptions = {}) {
+    this.onRequest = options.onRequest;
     this.hostname = options.host ?? '127.0.0.1';
     this.port = options.port ?? 0;
     this.settings = { executionMs: options.executionMs ?? 50, progressSteps: options.progressSteps ?? 4, version: options.version ?? '0.3.64', previewMethod: options.previewMethod ?? 'auto', previewBytes: options.previewBytes ?? 0 };
@@ -178,6 +182,7 @@ export class FakeComfyUI {
     const method = req.method ?? 'GET';
     const route = `${method} ${path}`;
     this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
+    this.onRequest?.(route);
     const hold = route === 'POST /upload/image' ? this.delays.upload : route === 'GET /view' ? this.delays.view : 0;
     if (hold > 0) await new Promise((r) => setTimeout(r, hold));
     const host = this.host;

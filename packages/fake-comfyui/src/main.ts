@@ -1,6 +1,7 @@
 /**
  * `pnpm fake-comfyui [--port 8188] [--host 127.0.0.1] [--execution-ms 500] [--version 0.3.64]
- * [--checkpoints a.safetensors,b.safetensors] [--preview-method auto|none]`: the fake ComfyUI as a process of its own. A
+ * [--checkpoints a.safetensors,b.safetensors] [--preview-method auto|none] [--paused]
+ * [--view-delay-ms N] [--log-requests]`: the fake ComfyUI as a process of its own. A
  * failure to start (a taken port, a bad option) is one line on stderr and exit code 1 (2 for
  * usage), never a stack.
  * @module
@@ -21,6 +22,9 @@ options:
   --version V          the ComfyUI it imitates: 0.3.64 (default), 2026 or legacy
   --checkpoints LIST   comma-separated checkpoint names its loaders offer
   --preview-method M   auto (default: samplers send a preview at each step) or none
+  --paused             accept prompts but run none (they stay queued)
+  --view-delay-ms N    hold each /view answer this long
+  --log-requests       print "request METHOD /path" on stdout as each request arrives
   -h, --help           this text
 
 It prints "listening on http://HOST:PORT" once it listens. Point runload at it with
@@ -44,6 +48,9 @@ function parseOptions() {
         version: { type: 'string' },
         checkpoints: { type: 'string' },
         'preview-method': { type: 'string' },
+        paused: { type: 'boolean' },
+        'view-delay-ms': { type: 'string' },
+        'log-requests': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -78,11 +85,14 @@ const fake = await startFakeComfyUI({
   version,
   previewMethod,
   ...(values.checkpoints ? { checkpoints: values.checkpoints.split(',').filter(Boolean) } : {}),
+  ...(values['log-requests'] ? { onRequest: (route: string) => process.stdout.write(`request ${route}\n`) } : {}),
 }).catch((error: NodeJS.ErrnoException) => {
   if (error.code === 'EADDRINUSE') return fail(`port ${port} on ${host} is taken (EADDRINUSE); choose another with --port N (0 picks a free one)`, 1);
   if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return fail(`cannot listen on ${host} (${error.code}); choose another with --host`, 1);
   return fail(`cannot start: ${error.message}${error.code ? ` (${error.code})` : ''}`, 1);
 });
+if (values.paused) fake.pause();
+fake.setDelays({ view: whole('view-delay-ms', values['view-delay-ms'], 0, 3_600_000) });
 process.stdout.write(`listening on ${fake.url}\n`);
 const stop = () => void fake.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);
