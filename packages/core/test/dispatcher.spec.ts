@@ -702,6 +702,23 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it('names the running node in the progress it writes, also a node without steps started right after the end of the one before', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    t.backend.progress(run.id, 0, 8, '1');
+    await t.a.dispatcher.idle();
+    // As ComfyUI tells it: node 1 ends (the end written, the throttle having passed), node 2 starts at once.
+    t.w.clock.advance(300);
+    t.backend.progress(run.id, 1, 8, null);
+    t.backend.progress(run.id, 1, 8, '2');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).progress).to.deep.equal({ value: 1, max: 8, nodeId: '2' });
+    await t.a.dispatcher.stop();
+  });
+
   it('reads the run for none of the events it records as it goes: start, node events and throttled progress ticks', async () => {
     const t = await setup();
     await t.a.dispatcher.start();

@@ -51,6 +51,8 @@ export interface Sent {
   readonly finishFailures: number;
   /** When progress was last written (it is throttled). */
   readonly lastProgressMs: number;
+  /** The running node the last written progress named: a node that starts is always written. */
+  readonly lastProgressNodeId: string | null;
 }
 
 /** The backend is done; the outcome is being stored. Events and reconciliations leave it alone. */
@@ -137,7 +139,7 @@ export interface Step {
 
 export const SUBMITTING: Submitting = { kind: 'submitting', cancelPending: false };
 const SETTLED: Settled = { kind: 'settled' };
-const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0 };
+const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
 
 const stay = (state: FollowState): Step => ({ state, effects: [] });
 const settle = (settlement: Settlement): Step => ({ state: SETTLED, effects: [{ do: 'settle', settlement }] });
@@ -227,10 +229,13 @@ function onBackendEvent(s: Sent, event: ExecutionEvent, env: StepEnv): Step {
     case 'executing':
       return stay(s);
     case 'progress': {
-      // Written at most every progressWriteMs, and always when a node completes.
-      const due = env.nowMs - s.lastProgressMs >= env.progressWriteMs || event.value >= event.max;
+      // Written at most every progressWriteMs, and always when the run completes or a node starts:
+      // a node without steps reports nothing more, so a skipped start would leave the run naming
+      // no node (or the one before) until the next node ends.
+      const starts = event.nodeId !== null && event.nodeId !== s.lastProgressNodeId;
+      const due = env.nowMs - s.lastProgressMs >= env.progressWriteMs || event.value >= event.max || starts;
       if (!due) return stay(s);
-      return { state: { ...s, lastProgressMs: env.nowMs }, effects: [{ do: 'record-progress', value: event.value, max: event.max, nodeId: event.nodeId }] };
+      return { state: { ...s, lastProgressMs: env.nowMs, lastProgressNodeId: event.nodeId }, effects: [{ do: 'record-progress', value: event.value, max: event.max, nodeId: event.nodeId }] };
     }
     case 'finished':
       return finish(s, event.result);

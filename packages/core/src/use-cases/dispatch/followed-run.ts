@@ -24,6 +24,8 @@ const holds = (state: FollowState) => state.kind === 'submitting' || state.kind 
 export class FollowedRun {
   private current: FollowState = SUBMITTING;
   private unfollow: () => void = () => undefined;
+  /** Progress writes one after another: a node's start must never be overwritten by the end before it. */
+  private progressWrites: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly ctx: DispatchContext,
@@ -141,9 +143,12 @@ export class FollowedRun {
       case 'record-started':
         await deps.lifecycle.started(this.claimedRow, effect.atMs);
         return;
-      case 'record-progress':
-        await deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId });
+      case 'record-progress': {
+        const write = this.progressWrites.then(() => deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId }));
+        this.progressWrites = write.catch(() => undefined);
+        await write;
         return;
+      }
       case 'store':
         try {
           await this.store(effect.result, effect.timedOut);
