@@ -614,6 +614,54 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it('sends a cancel again at the next sweep when the backend failed the first, and the run ends canceled', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    const cancel = t.backend.cancel.bind(t.backend);
+    let calls = 0;
+    t.backend.cancel = async (backendId, runId) => {
+      calls += 1;
+      if (calls === 1) throw new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');
+      return cancel(backendId, runId);
+    };
+    expect((await t.w.api.cancelRun.execute(t.p, run.id)).status).to.equal('canceling');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status, 'the cancel failed').to.equal('canceling');
+    await t.a.tick(SWEEP_MS);
+    expect(calls).to.equal(2);
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('interrupts a run past its time limit again at the next sweep when the first interrupt failed, and fails it RUN_TIMEOUT', async () => {
+    const t = await setup({ maxRunSeconds: 10 });
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    await t.a.dispatcher.idle();
+    const cancel = t.backend.cancel.bind(t.backend);
+    let calls = 0;
+    t.backend.cancel = async (backendId, runId) => {
+      calls += 1;
+      if (calls === 1) throw new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');
+      return cancel(backendId, runId);
+    };
+    await t.a.tick(10_000 + SWEEP_MS);
+    expect(calls, 'the first interrupt').to.equal(1);
+    expect((await t.get(run.id)).status).to.equal('running');
+    await t.a.tick(SWEEP_MS);
+    expect(calls).to.equal(2);
+    const failed = await t.get(run.id);
+    expect(failed.status).to.equal('failed');
+    expect(failed.error?.code).to.equal('RUN_TIMEOUT');
+    await t.a.dispatcher.stop();
+  });
+
   it('fails a run past its time limit with RUN_TIMEOUT and expires a run that never started', async () => {
     const t = await setup({ maxRunSeconds: 10, maxQueueSeconds: 60 });
     const stale = await t.create();

@@ -3,10 +3,10 @@
  * each row a state (or a run), an event, and what must follow.
  */
 import { expect } from 'chai';
-import { CoreError, stepFollowState, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
+import { CoreError, stepFollowState, type Effect, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
 
 const ENV: StepEnv = { nowMs: 10_000, backendGraceMs: 5000, progressWriteMs: 250, outputReadAttempts: 5 };
-const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
+const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
 
 describe('the followed run: a backend that loses the run', () => {
   const rows: [string, FollowState, FollowEvent, FollowState['kind'], string | null][] = [
@@ -62,6 +62,26 @@ describe('the followed run: progress writes (throttled)', () => {
       const write = next.effects.find((e) => e.do === 'record-progress');
       expect(Boolean(write)).to.equal(writes);
       if (write && write.do === 'record-progress') expect(write.nodeId).to.equal(event.type === 'backend' && event.event.type === 'progress' ? event.event.nodeId : undefined);
+    });
+  }
+});
+
+describe('the followed run: a cancel or an interrupt that does not reach the backend', () => {
+  const failure = new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');
+  const rows: [string, FollowState, FollowEvent, Partial<Record<'cancelSent' | 'interruptSent' | 'timedOut', boolean>>, Effect['do'][]][] = [
+    ['a cancel that failed', { ...SENT, cancelSent: true } as FollowState, { type: 'cancel-failed', error: failure }, { cancelSent: false }, ['report']],
+    ['a cancel asked again after one failed', SENT, { type: 'cancel-requested' }, { cancelSent: true }, ['send-cancel']],
+    ['a cancel asked while one is on its way', { ...SENT, cancelSent: true } as FollowState, { type: 'cancel-requested' }, { cancelSent: true }, []],
+    ['an interrupt at the time limit that failed', { ...SENT, timedOut: true, interruptSent: true } as FollowState, { type: 'interrupt-failed', error: failure }, { interruptSent: false, timedOut: true }, ['report']],
+    ['the time limit seen again after the interrupt failed', { ...SENT, timedOut: true } as FollowState, { type: 'over-time-limit' }, { interruptSent: true, timedOut: true }, ['interrupt']],
+    ['the time limit seen again while the interrupt is on its way', { ...SENT, timedOut: true, interruptSent: true } as FollowState, { type: 'over-time-limit' }, { interruptSent: true }, []],
+  ];
+  for (const [name, state, event, fields, effects] of rows) {
+    it(`${name}: sent → sent, ${effects.length ? effects.join(', ') : 'nothing done'}`, () => {
+      const next = stepFollowState(state, event, ENV);
+      expect(next.state.kind).to.equal('sent');
+      expect(next.state).to.include(fields);
+      expect(next.effects.map((e) => e.do)).to.deep.equal(effects);
     });
   }
 });

@@ -130,13 +130,23 @@ export class FollowedRun {
         if (this.current.kind === 'settled') this.unfollow();
         return;
       case 'send-cancel': {
-        await deps.executor.cancel(this.backendId, this.runId);
-        this.on({ type: 'cancel-answered', state: await deps.executor.inspect(this.backendId, this.runId) });
+        let state: ExecutionState;
+        try {
+          await deps.executor.cancel(this.backendId, this.runId);
+          state = await deps.executor.inspect(this.backendId, this.runId);
+        } catch (error) {
+          return this.on({ type: 'cancel-failed', error });
+        }
+        this.on({ type: 'cancel-answered', state });
         return;
       }
       case 'interrupt':
         options.log('warn', 'run over its time limit; interrupting', { runId: this.runId });
-        await deps.executor.cancel(this.backendId, this.runId).catch(() => undefined);
+        try {
+          await deps.executor.cancel(this.backendId, this.runId);
+        } catch (error) {
+          this.on({ type: 'interrupt-failed', error });
+        }
         return;
       // Both write with the run's status as their condition, so they need no read first (a cancel
       // asked meanwhile comes by the work signal, and every sweep looks for one).
