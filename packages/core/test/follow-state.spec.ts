@@ -3,7 +3,7 @@
  * each row a state (or a run), an event, and what must follow.
  */
 import { expect } from 'chai';
-import { CoreError, stepFollowState, type Effect, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
+import { CoreError, stepFollowState, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
 
 const ENV: StepEnv = { nowMs: 10_000, backendGraceMs: 5000, progressWriteMs: 250, outputReadAttempts: 5 };
 const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
@@ -66,9 +66,11 @@ describe('the followed run: progress writes (throttled)', () => {
   }
 });
 
+type EffectKind = ReturnType<typeof stepFollowState>['effects'][number]['do'];
+
 describe('the followed run: a cancel or an interrupt that does not reach the backend', () => {
   const failure = new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');
-  const rows: [string, FollowState, FollowEvent, Partial<Record<'cancelSent' | 'interruptSent' | 'timedOut', boolean>>, Effect['do'][]][] = [
+  const rows: [string, FollowState, FollowEvent, Partial<Record<'cancelSent' | 'interruptSent' | 'timedOut', boolean>>, EffectKind[]][] = [
     ['a cancel that failed', { ...SENT, cancelSent: true } as FollowState, { type: 'cancel-failed', error: failure }, { cancelSent: false }, ['report']],
     ['a cancel asked again after one failed', SENT, { type: 'cancel-requested' }, { cancelSent: true }, ['send-cancel']],
     ['a cancel asked while one is on its way', { ...SENT, cancelSent: true } as FollowState, { type: 'cancel-requested' }, { cancelSent: true }, []],
