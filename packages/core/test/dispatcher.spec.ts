@@ -128,6 +128,24 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
 }
 
+/** A running run whose backend fails the first cancel (or interrupt) asked of it. */
+async function runningWithFailingCancel(options: Parameters<typeof setup>[0]) {
+  const t = await setup(options);
+  await t.a.dispatcher.start();
+  const run = await t.create();
+  await t.a.dispatcher.idle();
+  t.backend.start(run.id, t.w.clock.nowMs());
+  await t.a.dispatcher.idle();
+    const cancel = t.backend.cancel.bind(t.backend);
+    let calls = 0;
+    t.backend.cancel = async (backendId, runId) => {
+      calls += 1;
+      if (calls === 1) throw new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');
+      return cancel(backendId, runId);
+    };
+  return { t, run, cancelCalls: () => calls };
+}
+
 describe('Dispatcher', () => {
   it('dispatches a run with its media, follows it, stores its outputs and charges its GPU time', async () => {
     const t = await setup();
@@ -614,6 +632,30 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it('sends a cancel again at the next sweep when the backend failed the first, and the run ends canceled', async () => {
+    const { t, run, cancelCalls } = await runningWithFailingCancel({});
+    expect((await t.w.api.cancelRun.execute(t.p, run.id)).status).to.equal('canceling');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status, 'the cancel failed').to.equal('canceling');
+    await t.a.tick(SWEEP_MS);
+    expect(cancelCalls()).to.equal(2);
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('interrupts a run past its time limit again at the next sweep when the first interrupt failed, and fails it RUN_TIMEOUT', async () => {
+    const { t, run, cancelCalls } = await runningWithFailingCancel({ maxRunSeconds: 10 });
+    await t.a.tick(10_000 + SWEEP_MS);
+    expect(cancelCalls(), 'the first interrupt').to.equal(1);
+    expect((await t.get(run.id)).status).to.equal('running');
+    await t.a.tick(SWEEP_MS);
+    expect(cancelCalls()).to.equal(2);
+    const failed = await t.get(run.id);
+    expect(failed.status).to.equal('failed');
+    expect(failed.error?.code).to.equal('RUN_TIMEOUT');
+    await t.a.dispatcher.stop();
+  });
+
   it('fails a run past its time limit with RUN_TIMEOUT and expires a run that never started', async () => {
     const t = await setup({ maxRunSeconds: 10, maxQueueSeconds: 60 });
     const stale = await t.create();
@@ -699,6 +741,23 @@ describe('Dispatcher', () => {
     expect((await t.get(run.id)).status, 'nothing told the dispatcher').to.equal('canceling');
     await t.a.sweep();
     expect((await t.get(run.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('names the running node in the progress it writes, also a node without steps started right after the end of the one before', async () => {
+    const t = await setup();
+    await t.a.dispatcher.start();
+    const run = await t.create();
+    await t.a.dispatcher.idle();
+    t.backend.start(run.id, t.w.clock.nowMs());
+    t.backend.progress(run.id, 0, 8, '1');
+    await t.a.dispatcher.idle();
+    // As ComfyUI tells it: node 1 ends (the end written, the throttle having passed), node 2 starts at once.
+    t.w.clock.advance(300);
+    t.backend.progress(run.id, 1, 8, null);
+    t.backend.progress(run.id, 1, 8, '2');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).progress).to.deep.equal({ value: 1, max: 8, nodeId: '2' });
     await t.a.dispatcher.stop();
   });
 

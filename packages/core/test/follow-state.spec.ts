@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { CoreError, stepFollowState, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
 
 const ENV: StepEnv = { nowMs: 10_000, backendGraceMs: 5000, progressWriteMs: 250, outputReadAttempts: 5 };
-const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0 };
+const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
 
 describe('the followed run: a backend that loses the run', () => {
   const rows: [string, FollowState, FollowEvent, FollowState['kind'], string | null][] = [
@@ -41,6 +41,49 @@ describe('what becomes of a run its backend lost (failover)', () => {
   for (const [name, lost, maxAttempts, outcome] of rows) {
     it(`${name} → ${outcome}`, () => {
       expect(whenLost(lost, maxAttempts)).to.equal(outcome);
+    });
+  }
+});
+
+describe('the followed run: progress writes (throttled)', () => {
+  const progress = (value: number, nodeId: string | null): FollowEvent => ({ type: 'backend', event: { type: 'progress', value, max: 8, nodeId } });
+  const written = { ...SENT, lastProgressMs: ENV.nowMs - 100, lastProgressNodeId: '3' } as FollowState;
+  const rows: [string, FollowState, FollowEvent, boolean][] = [
+    ['a step of the node last written, within the throttle', written, progress(2.5, '3'), false],
+    ['a node that ended, within the throttle', written, progress(3, null), false],
+    ['a node that starts, within the throttle', written, progress(3, '4'), true],
+    ['a node that starts right after the end of the one before was written', { ...written, lastProgressNodeId: null } as FollowState, progress(3, '4'), true],
+    ['the run completes, within the throttle', written, progress(8, null), true],
+    ['a step after the throttle', { ...written, lastProgressMs: ENV.nowMs - 300 } as FollowState, progress(2.5, '3'), true],
+  ];
+  for (const [name, state, event, writes] of rows) {
+    it(`${name}: ${writes ? 'written' : 'skipped'}`, () => {
+      const next = stepFollowState(state, event, ENV);
+      const write = next.effects.find((e) => e.do === 'record-progress');
+      expect(Boolean(write)).to.equal(writes);
+      if (write && write.do === 'record-progress') expect(write.nodeId).to.equal(event.type === 'backend' && event.event.type === 'progress' ? event.event.nodeId : undefined);
+    });
+  }
+});
+
+type EffectKind = ReturnType<typeof stepFollowState>['effects'][number]['do'];
+
+describe('the followed run: a cancel or an interrupt that does not reach the backend', () => {
+  const failure = new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');
+  const rows: [string, FollowState, FollowEvent, Partial<Record<'cancelSent' | 'interruptSent' | 'timedOut', boolean>>, EffectKind[]][] = [
+    ['a cancel that failed', { ...SENT, cancelSent: true } as FollowState, { type: 'cancel-failed', error: failure }, { cancelSent: false }, ['report']],
+    ['a cancel asked again after one failed', SENT, { type: 'cancel-requested' }, { cancelSent: true }, ['send-cancel']],
+    ['a cancel asked while one is on its way', { ...SENT, cancelSent: true } as FollowState, { type: 'cancel-requested' }, { cancelSent: true }, []],
+    ['an interrupt at the time limit that failed', { ...SENT, timedOut: true, interruptSent: true } as FollowState, { type: 'interrupt-failed', error: failure }, { interruptSent: false, timedOut: true }, ['report']],
+    ['the time limit seen again after the interrupt failed', { ...SENT, timedOut: true } as FollowState, { type: 'over-time-limit' }, { interruptSent: true, timedOut: true }, ['interrupt']],
+    ['the time limit seen again while the interrupt is on its way', { ...SENT, timedOut: true, interruptSent: true } as FollowState, { type: 'over-time-limit' }, { interruptSent: true }, []],
+  ];
+  for (const [name, state, event, fields, effects] of rows) {
+    it(`${name}: sent → sent, ${effects.length ? effects.join(', ') : 'nothing done'}`, () => {
+      const next = stepFollowState(state, event, ENV);
+      expect(next.state.kind).to.equal('sent');
+      expect(next.state).to.include(fields);
+      expect(next.effects.map((e) => e.do)).to.deep.equal(effects);
     });
   }
 });

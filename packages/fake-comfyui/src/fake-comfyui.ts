@@ -1,6 +1,6 @@
 /**
  * A fake ComfyUI server (HTTP and WebSocket on node:http + ws) that behaves as the recorded
- * v0.3.64 does, for tests, benchmarks and the demo. Fault hooks: pause, failNextWith, crash,
+ * v0.3.64 does, for tests, benchmarks and the demo. Fault hooks: pause, failNextWith, failRequests, crash,
  * restart, delays.
  * @module
  */
@@ -62,6 +62,8 @@ export class FakeComfyUI {
   private paused = false;
   private delays = { upload: 0, view: 0 };
   private readonly onRequest: ((route: string) => void) | undefined;
+  /** Requests per route (`POST /interrupt`) still to be answered 500. */
+  private readonly failing = new Map<string, number>();
 
   constructor(options: FakeComfyUIOptions = {}) {
     this.onRequest = options.onRequest;
@@ -118,6 +120,11 @@ export class FakeComfyUI {
   /** Holds `/upload/image` or `/view` answers this long (to stop a client mid-transfer). */
   setDelays(delays: { upload?: number; view?: number }): void {
     this.delays = { ...this.delays, ...delays };
+  }
+
+  /** Answers the next `count` requests of `route` (as `POST /queue`, `POST /interrupt`) 500, doing nothing. */
+  failRequests(route: string, count = 1): void {
+    this.failing.set(route, count);
   }
 
   /** The next executed prompt raises at `nodeId` (default: its last node), as `execution_error`. */
@@ -183,6 +190,12 @@ export class FakeComfyUI {
     const route = `${method} ${path}`;
     this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
     this.onRequest?.(route);
+    const failures = this.failing.get(route) ?? 0;
+    if (failures > 0) {
+      this.failing.set(route, failures - 1);
+      req.resume();
+      return sendServerError(res);
+    }
     const hold = route === 'POST /upload/image' ? this.delays.upload : route === 'GET /view' ? this.delays.view : 0;
     if (hold > 0) await new Promise((r) => setTimeout(r, hold));
     const host = this.host;

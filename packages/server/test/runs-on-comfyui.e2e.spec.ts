@@ -120,6 +120,29 @@ describe('runs on ComfyUI, end to end', function () {
       fake.setExecutionMs(200);
     });
 
+    it('cancels a running run whose first cancel ComfyUI answers 500: sent again at the next sweep, the run ends canceled', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.setExecutionMs(1500);
+      const running = await start({ '1:image': image, '2:blur_radius': 8 });
+      await api.waitFor(running, ['running']);
+      fake.failRequests('POST /queue', 1);
+      const interrupts = fake.requestCounts.get('POST /interrupt') ?? 0;
+      expect((await api.json('POST', `/api/v1/runs/${running}/cancel`)).body['status']).to.equal('canceling');
+      expect((await api.waitFor(running, ['canceled', 'succeeded', 'failed']))['status']).to.equal('canceled');
+      expect(fake.requestCounts.get('POST /interrupt'), 'interrupted once the cancel was sent again').to.equal(interrupts + 1);
+      fake.setExecutionMs(200);
+    });
+
+    it('interrupts a run past its time limit again when ComfyUI answers the first interrupt 500, and fails it RUN_TIMEOUT', async () => {
+      const image = await api.upload(INPUT_PNG, 'input.png');
+      fake.setExecutionMs(8000);
+      fake.failRequests('POST /interrupt', 1);
+      const run = await api.waitFor(await start({ '1:image': image, '2:blur_radius': 11 }), ['succeeded', 'failed', 'canceled'], 30_000);
+      fake.setExecutionMs(200);
+      expect(run['status']).to.equal('failed');
+      expect((run['error'] as { code: string }).code).to.equal('RUN_TIMEOUT');
+    });
+
     it('charges a run whose backend executed it but whose outputs cannot be read, and fails it OUTPUTS_UNREADABLE', async () => {
       const image = await api.upload(INPUT_PNG, 'input.png');
       const before = (await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account')).body.gpu_seconds_used;

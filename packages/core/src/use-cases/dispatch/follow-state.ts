@@ -5,7 +5,7 @@
  *
  * ```
  * states:  submitting {cancelPending}
- *          sent {cancelSent, timedOut, unreachableSince, finishFailures, lastProgress}
+ *          sent {cancelSent, timedOut, interruptSent, unreachableSince, finishFailures, lastProgress}
  *          finishing {result, the sent state to go back to}
  *          settled
  *
@@ -14,6 +14,7 @@
  *  submitting ─accepted ──────────────────────────────────────► sent
  *  submitting ─refused │ input gone │ claim lost │ unreachable │ error ► settled
  *  sent ───────finished │ terminal state read ────────────────► finishing
+ *  sent ───────cancel failed │ interrupt failed ───────────────► sent (sent again at the next sweep)
  *  sent ───────lost │ "unknown" │ unreachable past grace │
  *              cancel answered "gone" ────────────────────────► settled
  *  finishing ──stored │ store failed, no try left ─────────────► settled
@@ -45,12 +46,16 @@ export interface Sent {
   readonly cancelSent: boolean;
   /** The run went past its time limit and was interrupted: an interruption then fails it RUN_TIMEOUT. */
   readonly timedOut: boolean;
+  /** The interrupt at the time limit reached the backend (or is on its way); a failed one is sent again. */
+  readonly interruptSent: boolean;
   /** Since when the backend has not answered a reconciliation (null while it answers). */
   readonly unreachableSinceMs: number | null;
   /** Attempts to store the outcome that failed; each sweep tries again, up to a limit. */
   readonly finishFailures: number;
   /** When progress was last written (it is throttled). */
   readonly lastProgressMs: number;
+  /** The running node the last written progress named: a node that starts is always written. */
+  readonly lastProgressNodeId: string | null;
 }
 
 /** The backend is done; the outcome is being stored. Events and reconciliations leave it alone. */
@@ -76,6 +81,10 @@ export type FollowEvent =
   | { readonly type: 'cancel-requested' }
   /** Where the run stood on the backend right after the cancel was sent. */
   | { readonly type: 'cancel-answered'; readonly state: ExecutionState }
+  /** The cancel did not reach the backend: the next cancel request (every sweep makes one) sends it again. */
+  | { readonly type: 'cancel-failed'; readonly error: unknown }
+  /** The interrupt at the time limit did not reach the backend: the next sweep sends it again. */
+  | { readonly type: 'interrupt-failed'; readonly error: unknown }
   | { readonly type: 'backend'; readonly event: ExecutionEvent }
   /** A reconciliation's answer, with the run's status as stored. */
   | { readonly type: 'inspected'; readonly state: ExecutionState; readonly runStatus: RunStatus }
@@ -137,7 +146,7 @@ export interface Step {
 
 export const SUBMITTING: Submitting = { kind: 'submitting', cancelPending: false };
 const SETTLED: Settled = { kind: 'settled' };
-const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0 };
+const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
 
 const stay = (state: FollowState): Step => ({ state, effects: [] });
 const settle = (settlement: Settlement): Step => ({ state: SETTLED, effects: [{ do: 'settle', settlement }] });
@@ -197,6 +206,10 @@ function fromSent(s: Sent, event: FollowEvent, env: StepEnv): Step {
       // A prompt removed from the backend's queue never reports again: settled from its state.
       if (event.state.state === 'unknown' || event.state.state === 'queued') return settle({ how: 'canceled' });
       return isTerminal(event.state) ? finish(s, event.state) : stay(s);
+    case 'cancel-failed':
+      return { state: { ...s, cancelSent: false }, effects: [{ do: 'report', message: 'could not cancel the run on its backend; the next sweep tries again', error: event.error }] };
+    case 'interrupt-failed':
+      return { state: { ...s, interruptSent: false }, effects: [{ do: 'report', message: 'could not interrupt the run over its time limit; the next sweep tries again', error: event.error }] };
     case 'backend':
       return onBackendEvent(s, event.event, env);
     case 'inspected': {
@@ -214,7 +227,7 @@ function fromSent(s: Sent, event: FollowEvent, env: StepEnv): Step {
       return stay({ ...s, unreachableSinceMs: since });
     }
     case 'over-time-limit':
-      return s.timedOut ? stay(s) : { state: { ...s, timedOut: true }, effects: [{ do: 'interrupt' }] };
+      return s.interruptSent ? stay(s) : { state: { ...s, timedOut: true, interruptSent: true }, effects: [{ do: 'interrupt' }] };
     default:
       return stay(s);
   }
@@ -227,10 +240,13 @@ function onBackendEvent(s: Sent, event: ExecutionEvent, env: StepEnv): Step {
     case 'executing':
       return stay(s);
     case 'progress': {
-      // Written at most every progressWriteMs, and always when a node completes.
-      const due = env.nowMs - s.lastProgressMs >= env.progressWriteMs || event.value >= event.max;
+      // Written at most every progressWriteMs, and always when the run completes or a node starts:
+      // a node without steps reports nothing more, so a skipped start would leave the run naming
+      // no node (or the one before) until the next node ends.
+      const starts = event.nodeId !== null && event.nodeId !== s.lastProgressNodeId;
+      const due = env.nowMs - s.lastProgressMs >= env.progressWriteMs || event.value >= event.max || starts;
       if (!due) return stay(s);
-      return { state: { ...s, lastProgressMs: env.nowMs }, effects: [{ do: 'record-progress', value: event.value, max: event.max, nodeId: event.nodeId }] };
+      return { state: { ...s, lastProgressMs: env.nowMs, lastProgressNodeId: event.nodeId }, effects: [{ do: 'record-progress', value: event.value, max: event.max, nodeId: event.nodeId }] };
     }
     case 'finished':
       return finish(s, event.result);

@@ -24,6 +24,8 @@ const holds = (state: FollowState) => state.kind === 'submitting' || state.kind 
 export class FollowedRun {
   private current: FollowState = SUBMITTING;
   private unfollow: () => void = () => undefined;
+  /** Progress writes one after another: a node's start must never be overwritten by the end before it. */
+  private progressWrites: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly ctx: DispatchContext,
@@ -128,22 +130,35 @@ export class FollowedRun {
         if (this.current.kind === 'settled') this.unfollow();
         return;
       case 'send-cancel': {
-        await deps.executor.cancel(this.backendId, this.runId);
-        this.on({ type: 'cancel-answered', state: await deps.executor.inspect(this.backendId, this.runId) });
+        let state: ExecutionState;
+        try {
+          await deps.executor.cancel(this.backendId, this.runId);
+          state = await deps.executor.inspect(this.backendId, this.runId);
+        } catch (error) {
+          return this.on({ type: 'cancel-failed', error });
+        }
+        this.on({ type: 'cancel-answered', state });
         return;
       }
       case 'interrupt':
         options.log('warn', 'run over its time limit; interrupting', { runId: this.runId });
-        await deps.executor.cancel(this.backendId, this.runId).catch(() => undefined);
+        try {
+          await deps.executor.cancel(this.backendId, this.runId);
+        } catch (error) {
+          this.on({ type: 'interrupt-failed', error });
+        }
         return;
       // Both write with the run's status as their condition, so they need no read first (a cancel
       // asked meanwhile comes by the work signal, and every sweep looks for one).
       case 'record-started':
         await deps.lifecycle.started(this.claimedRow, effect.atMs);
         return;
-      case 'record-progress':
-        await deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId });
+      case 'record-progress': {
+        const write = this.progressWrites.then(() => deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId }));
+        this.progressWrites = write.catch(() => undefined);
+        await write;
         return;
+      }
       case 'store':
         try {
           await this.store(effect.result, effect.timedOut);
