@@ -5,19 +5,32 @@
  */
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { waitFor } from '@runload/core/testing';
 import { cliJson, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
-const PORT = 6391;
 const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
 if (!haveRedis && process.env['CI'] === 'true') throw new Error('CI=true needs redis-server on the PATH');
 
-function startRedis(): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  return new Promise((resolve) => {
+/** A port nothing listens on now (a redis-server left over from a killed run may hold a fixed one). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** A redis-server of its own on `port`; fails at once (with its words) if it exits before it is ready. */
+function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve, reject) => {
+    let said = '';
     child.stdout?.on('data', (d: Buffer) => {
-      if (d.toString().includes('Ready to accept connections')) resolve(child);
+      said += d.toString();
+      if (said.includes('Ready to accept connections')) resolve(child);
     });
+    child.once('exit', (code) => reject(new Error(`redis-server on port ${port} exited (${code}) before it was ready: ${said.trim().split('\n').pop() ?? ''}`)));
   });
 }
 
@@ -27,18 +40,20 @@ function startRedis(): Promise<ChildProcess> {
   let redis: ChildProcess;
   let server: ServerProcess;
   let auth: Record<string, string>;
+  let port: number;
 
   before(async () => {
-    redis = await startRedis();
-    const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_REDIS_URL: `redis://127.0.0.1:${PORT}`, RUNLOAD_COMFYUI_URLS: 'http://127.0.0.1:9', RUNLOAD_LOG_LEVEL: 'silent' };
+    port = await freePort();
+    redis = await startRedis(port);
+    const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_REDIS_URL: `redis://127.0.0.1:${port}`, RUNLOAD_COMFYUI_URLS: 'http://127.0.0.1:9', RUNLOAD_LOG_LEVEL: 'silent' };
     const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'f', '--tier', 'ultra'], env);
     auth = { authorization: `Bearer ${(await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key}` };
     server = await startServerProcess(env);
   });
 
   after(async () => {
-    await server.stop('SIGTERM');
-    redis.kill('SIGKILL');
+    await server?.stop('SIGTERM');
+    redis?.kill('SIGKILL');
     data.remove();
   });
 
@@ -61,7 +76,7 @@ function startRedis(): Promise<ChildProcess> {
     expect(await limiterMode()).to.equal('local');
     // Served from the local limiter: no request waited on the dead Redis for long.
     expect(Math.max(...timings.slice(5))).to.be.below(1000);
-    redis = await startRedis();
+    redis = await startRedis(port);
     await waitFor(async () => (await limiterMode()) === 'redis', '/healthz to show the shared (redis) limiter again', { timeoutMs: 15_000, intervalMs: 200 });
     await load(3);
   });
