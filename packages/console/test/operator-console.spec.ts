@@ -96,8 +96,8 @@ describe('the operator console in headless Chromium', function () {
     expect(await card.textContent()).to.contain(backendUrl);
     const state = card.getByTestId('backend-state');
     expect(await state.textContent()).to.equal('active');
-    const fact = async (name: string) => (await card.getByRole('definition').nth(await factIndex(name)).textContent())?.trim();
-    const factIndex = async (name: string) => (await card.getByRole('term').allTextContents()).indexOf(name);
+    // The definition right after its term: a term may have several definitions (warm app versions).
+    const fact = async (name: string) => (await card.getByRole('term').filter({ hasText: name }).first().locator('xpath=following-sibling::dd[1]').textContent())?.trim();
     // The dispatcher probes the backend soon after start; the page shows what the pool answers.
     await waitFor(
       async () => {

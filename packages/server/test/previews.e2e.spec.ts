@@ -178,7 +178,8 @@ describe('live previews, end to end', function () {
           return answers.map((a) => Number(a.headers.get('x-preview-seq')));
         },
         'a preview on both instances',
-        { timeoutMs: 10_000, intervalMs: 50 },
+        // The deadline covers the fresh pool's first probe and claim as well as the sampler's first step.
+        { timeoutMs: 30_000, intervalMs: 50 },
       );
       expect(seqs.every((s) => s >= 1)).to.equal(true);
       for (const [i, events] of (await Promise.all(streams)).entries()) {
