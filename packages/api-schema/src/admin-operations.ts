@@ -32,7 +32,7 @@ import {
 import { AddBackendBody, Backend, BackendList, ChangeBackendBody, EXAMPLE_REGISTERED_URL, PoolReport, RegisterBackendBody } from './backend.js';
 import { PageQuery } from './requests.js';
 import { PlainError, structuredError, type ErrorCode } from './errors.js';
-import type { Operation, ResponseSpec } from './operations.js';
+import type { Operation, ResponseSpec } from './operation.js';
 
 const json = (schema: TSchema) => ({ 'application/json': schema });
 const fails = (description: string, codes: readonly ErrorCode[]): ResponseSpec => ({ description: `${description} (${codes.join(', ')})`, content: json(structuredError(codes)) });

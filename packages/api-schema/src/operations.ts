@@ -16,36 +16,9 @@ import { Health } from './health.js';
 import { AppRunBody, AssetListQuery, PageQuery, RunBody, UploadBody } from './requests.js';
 import { CreatedRun, Run, RunList } from './run.js';
 import { ADMIN_OPERATIONS } from './admin-operations.js';
+import type { Operation, ResponseSpec } from './operation.js';
 
-export interface ResponseSpec {
-  readonly description: string;
-  /** Body schemas by media type; none for an empty body. */
-  readonly content?: Readonly<Record<string, TSchema>>;
-  readonly headers?: readonly HeaderName[];
-}
-
-export interface Operation {
-  readonly operationId: string;
-  readonly method: 'get' | 'post' | 'patch' | 'delete';
-  /** OpenAPI form: `/api/v1/runs/{id}`. */
-  readonly path: string;
-  readonly tag: 'runs' | 'assets' | 'apps' | 'account' | 'service' | 'admin';
-  /** An admin operation: behind an admin token with this scope (GETs also with `read`), not an API key. */
-  readonly adminScope?: 'accounts' | 'apps' | 'backends' | 'backends:register' | 'usage' | 'read';
-  readonly summary: string;
-  readonly description?: string;
-  /** Behind the Bearer key, with the rate-limit headers (every `/api/v1` route). */
-  readonly authenticated: boolean;
-  /** The two run endpoints add the hour and GPU-quota headers. */
-  readonly runLimits?: boolean;
-  readonly pathParams?: Readonly<Record<string, string>>;
-  readonly query?: TSchema;
-  readonly jsonBody?: TSchema;
-  readonly multipartBody?: TSchema;
-  /** Accepts `Idempotency-Key`. */
-  readonly idempotent?: boolean;
-  readonly responses: Readonly<Record<number, ResponseSpec>>;
-}
+export type { Operation, ResponseSpec } from './operation.js';
 
 const json = (schema: TSchema) => ({ 'application/json': schema });
 const fails = (description: string, codes: readonly ErrorCode[], headers: readonly HeaderName[] = []): ResponseSpec => ({

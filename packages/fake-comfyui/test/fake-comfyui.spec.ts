@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { GRAPH, post, uploadProbe } from './helpers.js';
 import { WS, recordedPromptId, sequenceOf } from './recordings.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '@runload/core/testing';
 import { connect, type Recorder } from './ws-client.js';
 
 const recorded = {

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { GRAPH, post, uploadProbe } from './helpers.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '@runload/core/testing';
 import { connect } from './ws-client.js';
 
 describe('fake ComfyUI controls and node library', function () {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { shape, type WsMessage } from './recordings.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '@runload/core/testing';
 
 interface RecordedFrame {
   readonly conn: string;

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { decodePng, makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { CLIENT_ID, HTTP, WS, one, recorded, recordedPromptId, sequenceOf, shape, shapesByType, type WsMessage } from './recordings.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '@runload/core/testing';
 import { connect, type Recorder } from './ws-client.js';
 
 const PROBE = makePng(5, 3, (x, y) => [x * 50, y * 100, 30, 255]);

@@ -1,10 +1,11 @@
 /**
  * The ComfyUI pool as an inversify module: the executor (probed once before first use when
- * asked) and the node catalog read from the backends. Deactivation closes every connection.
+ * asked) and the node catalog read from the backends. The executor, once made, is registered with
+ * the container's `Teardown` (bound to `TEARDOWN`), which closes every connection.
  * @module
  */
 import { ContainerModule } from 'inversify';
-import { BACKEND_REGISTRY, EXECUTOR, isLapsed, LOGGER, NODE_CATALOG, type BackendCredentials, type BackendRegistry, type Logger } from '@runload/core';
+import { BACKEND_REGISTRY, EXECUTOR, isLapsed, LOGGER, NODE_CATALOG, stopAtTeardown, type BackendCredentials, type BackendRegistry, type Logger } from '@runload/core';
 import { ComfyUiExecutor } from './comfyui-executor.js';
 import { ComfyUiNodeCatalog, type CatalogBackend } from './comfyui-node-catalog.js';
 
@@ -28,7 +29,7 @@ export function gpuModule(options: GpuModuleOptions): ContainerModule {
         return executor;
       }, [LOGGER])
       .inSingletonScope()
-      .onDeactivation((executor) => executor.close());
+      .onActivation(stopAtTeardown('executor', (executor: ComfyUiExecutor) => executor.close()));
     bind(NODE_CATALOG)
       .toResolvedValue((registry: BackendRegistry) => new ComfyUiNodeCatalog(poolBackends(registry, options.urls, options.auth ?? null), options.catalogTimeoutMs ?? 3000), [BACKEND_REGISTRY])
       .inSingletonScope();

@@ -6,20 +6,14 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { waitFor } from '@runload/core/testing';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 
 const TEXT_TO_IMAGE = JSON.parse(readFileSync(new URL('../../../examples/workflows/text-to-image.api.json', import.meta.url), 'utf8')) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 const needing = (checkpoint: string) => ({ workflow: { ...TEXT_TO_IMAGE, '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: checkpoint } } }, inputs: {} });
 const BASE = 'v1-5-pruned-emaonly.safetensors';
 
-/** Retries `check` until it holds, or fails with `what` once the deadline passes. */
-async function until(what: string, check: () => boolean, deadlineMs = 5000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (what: string, check: () => boolean) => waitFor(check, what, { intervalMs: 20 });
 
 describe('ComfyUI backend capabilities after a restart', () => {
   let before: FakeComfyUI;

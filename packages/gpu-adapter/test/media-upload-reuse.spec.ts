@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 import type { ExecutionJob } from '@runload/core';
+import { waitFor } from '@runload/core/testing';
 
 const WORKFLOW = {
   '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
@@ -19,13 +20,7 @@ function job(n: number, assetId = 'cccccccc-0000-4000-8000-000000000001'): Execu
   };
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (condition: () => Promise<boolean>, what: string) => waitFor(condition, what, { timeoutMs: 10_000, intervalMs: 20 });
 
 describe('media inputs reused on a ComfyUI server', function () {
   this.timeout(60_000);

@@ -1,11 +1,12 @@
 /**
  * Limits, quotas and work notifications shared by every instance through Redis, as an inversify
- * module. The limiter falls back to counting in this process while Redis is unreachable. On
- * deactivation the limiter stops rechecking and each client disconnects.
+ * module. The limiter falls back to counting in this process while Redis is unreachable. Each part
+ * registers its stop with the container's `Teardown` (bound to `TEARDOWN`) when made: the limiter
+ * stops rechecking, then each client disconnects.
  * @module
  */
 import { ContainerModule } from 'inversify';
-import { CLOCK, LOGGER, PREVIEW_STORE, RATE_LIMITER, WORK_SIGNAL, type Clock, type Logger } from '@runload/core';
+import { CLOCK, LOGGER, PREVIEW_STORE, RATE_LIMITER, stopAtTeardown, WORK_SIGNAL, type Clock, type Logger } from '@runload/core';
 import { InMemoryRateLimiter } from '@runload/core/in-process';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from './create-redis-client.js';
@@ -22,7 +23,7 @@ export const REDIS_PREVIEWS_CLIENT = Symbol.for('runload.redis.PreviewsClient');
 
 export function redisModule(url: string): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    const client = (token: symbol, commandTimeoutMs?: number) => {
+    const client = (token: symbol, name: string, commandTimeoutMs?: number) => {
       bind<Redis>(token)
         .toResolvedValue((log: Logger) => {
           const c = createRedisClient(url, commandTimeoutMs ? { commandTimeoutMs } : {});
@@ -30,14 +31,14 @@ export function redisModule(url: string): ContainerModule {
           return c;
         }, [LOGGER])
         .inSingletonScope()
-        .onDeactivation((c) => c.disconnect());
+        .onActivation(stopAtTeardown(name, (c: Redis) => c.disconnect()));
     };
     // A Redis that is down fails at once (no offline queue); the timeout only catches one that hangs,
     // and is long enough that a busy Redis is never mistaken for a missing one.
-    client(REDIS_LIMITS_CLIENT, 2000);
-    client(REDIS_PUBLISHER);
-    client(REDIS_SUBSCRIBER);
-    client(REDIS_PREVIEWS_CLIENT, 2000);
+    client(REDIS_LIMITS_CLIENT, 'redis limits client', 2000);
+    client(REDIS_PUBLISHER, 'redis publisher');
+    client(REDIS_SUBSCRIBER, 'redis subscriber');
+    client(REDIS_PREVIEWS_CLIENT, 'redis previews client', 2000);
     bind<FailoverRateLimiter>(RATE_LIMITER)
       .toResolvedValue(
         (limits: Redis, clock: Clock, log: Logger) =>
@@ -50,7 +51,7 @@ export function redisModule(url: string): ContainerModule {
         [REDIS_LIMITS_CLIENT, CLOCK, LOGGER],
       )
       .inSingletonScope()
-      .onDeactivation((limiter) => limiter.close());
+      .onActivation(stopAtTeardown('rate limiter', (limiter: FailoverRateLimiter) => limiter.close()));
     bind(WORK_SIGNAL)
       .toResolvedValue((publisher: Redis, subscriber: Redis) => new RedisWorkSignal(publisher, subscriber), [REDIS_PUBLISHER, REDIS_SUBSCRIBER])
       .inSingletonScope();

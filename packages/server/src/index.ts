@@ -4,4 +4,4 @@ export { buildContainer, type ContainerOptions } from './container.js';
 export { shutdown } from './shutdown.js';
 export { startServer } from './http-server.js';
 export { createLogger, type Logger } from './log.js';
-export { CONFIG, DISPATCHER, PORTS, RUNTIME } from './tokens.js';
+export { CONFIG, DISPATCHER, INSTANCE_OWNER, PORTS } from './tokens.js';

@@ -1,30 +1,11 @@
 /**
- * Integrations for the composition root: the storage of idempotency keys,
- * the webhook outbox and secrets, and the HTTP transport that signs and sends webhooks.
+ * The server's background work for integrations: the webhook worker and the purge of expired
+ * idempotency keys and old webhook events. Their stores are ports (the storage adapter's module
+ * binds them; the HTTP adapter's binds the transport).
  * @module
  */
-import { WebhookWorker, type IdempotencyStore, type RunloadApi, type RunloadPorts, type StreamSlots, type WebhookOutbox, type WebhookSecretRepository, type WebhookTransport } from '@runload/core';
+import { WebhookWorker, type RunloadApi, type RunloadPorts } from '@runload/core';
 import type { Logger } from './log.js';
-import { HttpWebhookTransport } from '@runload/http-adapter';
-import { KnexIdempotencyStore, KnexStreamSlots, KnexWebhookOutbox, KnexWebhookSecrets, type Database } from '@runload/storage-adapter';
-
-export interface IntegrationPorts {
-  readonly idempotency: IdempotencyStore;
-  readonly webhookOutbox: WebhookOutbox;
-  readonly webhookSecrets: WebhookSecretRepository;
-  readonly webhookTransport: WebhookTransport;
-  readonly streamSlots: StreamSlots;
-}
-
-export function integrationPorts(db: Database, options: { allowPrivate: boolean }): IntegrationPorts {
-  return {
-    idempotency: new KnexIdempotencyStore(db),
-    webhookOutbox: new KnexWebhookOutbox(db),
-    webhookSecrets: new KnexWebhookSecrets(db),
-    webhookTransport: new HttpWebhookTransport({ allowPrivate: options.allowPrivate }),
-    streamSlots: new KnexStreamSlots(db),
-  };
-}
 
 /** How often expired idempotency keys and old settled webhook events are deleted. */
 const PURGE_EVERY_MS = 10 * 60_000;

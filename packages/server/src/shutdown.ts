@@ -1,18 +1,18 @@
-import type { Container } from 'inversify';
-import { EXECUTOR, RATE_LIMITER, WORK_SIGNAL } from '@runload/core';
-import { HTTP_SERVER } from '@runload/http-adapter/module';
-import { REDIS_LIMITS_CLIENT, REDIS_PUBLISHER, REDIS_SUBSCRIBER } from '@runload/redis-limiter/module';
-import { DATABASE } from '@runload/storage-adapter/module';
-import { DISPATCHER, INTEGRATIONS, POOL_FOLLOWER, RETENTION_SWEEP, RUNTIME } from './tokens.js';
-
 /**
- * Deactivates in the order that loses nothing: stop taking requests, stop dispatching, close the
- * backends, the limiter and Redis, and the database last. Only what was resolved is closed.
+ * Shutdown, derived from the modules: each registered the stop of what it started, when it started
+ * it, so running the registrations backwards stops each part before the parts it uses (the HTTP
+ * server first, the database last). Only what was started is stopped; a part that fails to stop
+ * does not keep the others open.
+ * @module
  */
+import type { Container } from 'inversify';
+import { TEARDOWN, type Teardown } from '@runload/core';
+
 export async function shutdown(container: Container): Promise<void> {
-  const order = [HTTP_SERVER, INTEGRATIONS, RETENTION_SWEEP, DISPATCHER, POOL_FOLLOWER, EXECUTOR, RATE_LIMITER, WORK_SIGNAL, REDIS_LIMITS_CLIENT, REDIS_PUBLISHER, REDIS_SUBSCRIBER, RUNTIME, DATABASE];
-  for (const token of order) {
-    if (container.isBound(token)) await container.unbindAsync(token);
+  try {
+    await container.get<Teardown>(TEARDOWN).run();
+  } finally {
+    // Nothing may be resolved from a stopped container.
+    await container.unbindAll();
   }
-  await container.unbindAllAsync();
 }

@@ -1,9 +1,10 @@
 /** DI tokens the composition root adds to the core's port tokens and the adapters' own. */
 export const CONFIG = Symbol.for('runload.server.Config');
-/** Every port by name, for the dispatcher beside the API. */
+/** Every port by its name in `RunloadPorts`, for the API and the dispatcher. */
 export const PORTS = Symbol.for('runload.server.Ports');
+/** This process's one name on claims, leases and maintenance (see `instanceOwner`). */
+export const INSTANCE_OWNER = Symbol.for('runload.server.InstanceOwner');
 export const DISPATCHER = Symbol.for('runload.server.Dispatcher');
-export const RUNTIME = Symbol.for('runload.server.Runtime');
 /** The webhook worker and the purges (a serving instance only). */
 export const INTEGRATIONS = Symbol.for('runload.server.Integrations');
 /** The retention sweep of expired assets and unreferenced bytes (a serving instance only). */

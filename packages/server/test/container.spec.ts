@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
-import { DISPATCHER, loadConfig, openRuntime, RUNTIME, type Runtime } from '@runload/server';
+import { loadConfig, openRuntime, type Runtime } from '@runload/server';
 import { REPO_ROOT, tempDataDir } from './processes.js';
 
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -28,14 +28,13 @@ if (!redisUrl && process.env['CI'] === 'true') throw new Error('CI=true but RUNL
     data.remove();
   });
 
-  it('resolves the runtime and the started dispatcher as singletons', async () => {
-    expect(await runtime.container.getAsync(RUNTIME)).to.equal(runtime);
-    const dispatcher = await runtime.container.getAsync<{ inFlight(): number }>(DISPATCHER);
-    expect(dispatcher.inFlight()).to.equal(0);
+  it('starts the dispatcher, and one HTTP server however often it is asked for', async () => {
     const health = await runtime.health();
     expect(health.limiter.mode).to.equal('redis');
-    expect(health.dispatcher.running).to.equal(true);
+    expect(health.dispatcher).to.deep.equal({ running: true, in_flight: 0 });
     expect(health.backends.available).to.equal(true);
+    const [first, second] = await Promise.all([runtime.listen(), runtime.listen()]);
+    expect(second).to.equal(first);
   });
 
   it('serves /metrics in the Prometheus format without a key, counting requests by route', async () => {
@@ -88,6 +87,10 @@ if (!redisUrl && process.env['CI'] === 'true') throw new Error('CI=true but RUNL
     let destroyed: unknown = null;
     await db.raw('select 1').catch((error: unknown) => (destroyed = error));
     expect(destroyed, 'the database still answers').to.be.instanceOf(Error);
-    expect(runtime.container.isBound(RUNTIME)).to.equal(false);
+    let refusedListen: unknown = null;
+    await runtime.listen().catch((error: unknown) => (refusedListen = error));
+    expect(refusedListen, 'a closed runtime started a server').to.be.instanceOf(Error);
+    expect((refusedListen as Error).message).to.equal('the runtime is closed: it cannot start an HTTP server');
+    expect(runtime.close(), 'a second close is the same close').to.equal(runtime.close());
   });
 });

@@ -11,7 +11,7 @@ import { makePng } from '@runload/fake-comfyui';
 import { openDatabase } from '@runload/storage-adapter';
 import { apiClient, type ApiClient } from './client.js';
 import { cliJson, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
-import { startTestS3Server, type TestS3Server } from './s3-test-server.js';
+import { startTestS3Server, type TestS3Server } from '../../s3-blob-store/test/s3-test-server.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 if (!pgUrl && process.env['CI'] === 'true') throw new Error('CI=true needs RUNLOAD_TEST_PG_URL');

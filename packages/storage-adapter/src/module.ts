@@ -1,7 +1,9 @@
 /**
  * The storage adapter as an inversify module: the database (opened and migrated when first
- * resolved, destroyed on deactivation) and every repository on it. Load it with
- * `container.load(storageModule(config))` and resolve with `getAsync`.
+ * resolved) and every repository on it, the integrations' stores and the maintenance lease
+ * included. The module owns its teardown: the database, once opened, is registered with the
+ * container's `Teardown` (bound to `TEARDOWN`), which destroys it after everything started later.
+ * Load it with `container.load(storageModule(config))` and resolve with `getAsync`.
  * @module
  */
 import { ContainerModule } from 'inversify';
@@ -13,11 +15,17 @@ import {
   BACKEND_REGISTRY,
   BLOB_STORE,
   GPU_LEDGER,
+  IDEMPOTENCY_STORE,
+  MAINTENANCE_LEASE,
   NAMED_LOCKS,
   RUN_REPOSITORY,
   ADMIN_TOKEN_REPOSITORY,
   AUDIT_LOG,
+  STREAM_SLOTS,
+  stopAtTeardown,
   USAGE_REPOSITORY,
+  WEBHOOK_OUTBOX,
+  WEBHOOK_SECRET_REPOSITORY,
 } from '@runload/core';
 import { InProcessNamedLocks } from '@runload/core/in-process';
 import type { Knex } from 'knex';
@@ -33,6 +41,11 @@ import { LocalBlobStore } from './local-blob-store.js';
 import { KnexAdminTokenRepository } from './knex-admin-token-repository.js';
 import { KnexAuditLog } from './knex-audit-log.js';
 import { KnexUsageRepository } from './knex-usage-repository.js';
+import { KnexIdempotencyStore } from './knex-idempotency-store.js';
+import { KnexMaintenanceLease } from './knex-maintenance-lease.js';
+import { KnexStreamSlots } from './knex-stream-slots.js';
+import { KnexWebhookOutbox } from './knex-webhook-outbox.js';
+import { KnexWebhookSecrets } from './knex-webhook-secrets.js';
 import { migrate } from './migrations.js';
 import { dialectOf, openDatabase, type DatabaseConfig } from './open-database.js';
 
@@ -55,7 +68,7 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     bind<Knex>(DATABASE)
       .toResolvedValue(() => openMigrated(config))
       .inSingletonScope()
-      .onDeactivation((db) => db.destroy());
+      .onActivation(stopAtTeardown('database', (db: Knex) => db.destroy()));
     const repository = <T>(token: symbol, make: (db: Knex) => T) =>
       bind<T>(token).toResolvedValue(make, [DATABASE]).inSingletonScope();
     repository(ACCOUNT_REPOSITORY, (db) => new KnexAccountRepository(db));
@@ -71,10 +84,16 @@ export function storageModule(config: DatabaseConfig): ContainerModule {
     repository(USAGE_REPOSITORY, (db) => new KnexUsageRepository(db));
     // One SQLite file serves one process: its locks need not cost a write each.
     repository(NAMED_LOCKS, (db) => (dialectOf(db) === 'postgres' ? new KnexNamedLocks(db) : new InProcessNamedLocks()));
+    repository(MAINTENANCE_LEASE, (db) => new KnexMaintenanceLease(db));
+    // Integrations: idempotency keys, the webhook outbox and secrets, the stream slots.
+    repository(IDEMPOTENCY_STORE, (db) => new KnexIdempotencyStore(db));
+    repository(WEBHOOK_OUTBOX, (db) => new KnexWebhookOutbox(db));
+    repository(WEBHOOK_SECRET_REPOSITORY, (db) => new KnexWebhookSecrets(db));
+    repository(STREAM_SLOTS, (db) => new KnexStreamSlots(db));
   });
 }
 
-/** Blobs in a directory (the data directory's `blobs/` for the server). */
+/** Blobs in a directory (the data directory's `blobs/` for the server); nothing to close. */
 export function localBlobStoreModule(directory: string): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(BLOB_STORE).toConstantValue(new LocalBlobStore(directory));

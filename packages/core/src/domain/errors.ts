@@ -101,7 +101,7 @@ export interface CoreErrorOptions {
   readonly retryAfterSeconds?: number;
 }
 
-import type { WindowState } from '../ports/rate-limiter.js';
+import type { WindowState } from './limit-window.js';
 
 const BRAND = Symbol.for('runload.CoreError');
 

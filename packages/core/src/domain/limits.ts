@@ -3,6 +3,7 @@
  * @module
  */
 import { CoreError } from './errors.js';
+import type { WindowPeriod } from './limit-window.js';
 import { TIER_NAME, TIERS, type Tier } from './tier.js';
 
 export interface TierLimits {
@@ -163,8 +164,6 @@ export function expiryOf(origin: 'upload' | 'output', from: Date, retention: Ret
   const days = origin === 'upload' ? retention.uploads_days : retention.outputs_days;
   return days === null ? null : new Date(from.getTime() + Math.round(days * 86_400_000));
 }
-
-export type WindowPeriod = 'minute' | 'hour';
 
 export const PERIOD_MS: Record<WindowPeriod, number> = { minute: 60_000, hour: 3_600_000 };
 

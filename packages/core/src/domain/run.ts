@@ -11,8 +11,9 @@ import { CoreError } from './errors.js';
 import type { RunWebhook } from './webhook.js';
 import type { BackendLabels } from './backend.js';
 
-export const RUN_STATUSES = ['queued', 'running', 'canceling', 'succeeded', 'failed', 'canceled', 'expired'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+import type { RunStatus } from './run-status.js';
+
+export { RUN_STATUSES, type RunStatus } from './run-status.js';
 
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'canceled', 'expired'];
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { CoreError } from './errors.js';
-import type { RunStatus } from './run.js';
+import type { RunStatus } from './run-status.js';
 
 export const WEBHOOK_EVENT_TYPES = ['run.started', 'run.succeeded', 'run.failed', 'run.canceled', 'run.expired'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -7,7 +7,8 @@
  */
 import { PERIOD_MS, windowStart } from '../domain/limits.js';
 import type { Clock } from '../ports/clock.js';
-import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
+import type { WindowState } from '../domain/limit-window.js';
+import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec } from '../ports/rate-limiter.js';
 
 export class InMemoryRateLimiter implements RateLimiter {
   private readonly counts = new Map<string, { count: number; endsAt: number }>();

@@ -3,7 +3,7 @@
  * minute or hour (on Redis, the Redis server's clock).
  * @module
  */
-import type { WindowPeriod } from '../domain/limits.js';
+import type { WindowPeriod, WindowState } from '../domain/limit-window.js';
 
 export interface WindowSpec {
   /** What the window counts, e.g. `general`, `run-minute`, `run-hour`, `auth-failures`. */
@@ -19,21 +19,6 @@ export interface WindowSpec {
  * records it: how a limiter made mid-window (a restarted process) starts that window.
  */
 export type WindowHistory = (spec: WindowSpec, fromMs: number, toMs: number) => Promise<number> | null;
-
-export interface WindowState {
-  readonly name: string;
-  readonly subject: string;
-  readonly period: WindowPeriod;
-  readonly limit: number;
-  /** Remaining after this call (0 when this window refused it). */
-  readonly remaining: number;
-  /** Epoch ms at which the counted window started; identifies it for a refund. */
-  readonly windowStartMs: number;
-  /** Unix timestamp (seconds) at which the window ends. */
-  readonly resetAt: number;
-  /** True when this window alone would refuse the request. */
-  readonly exhausted: boolean;
-}
 
 export interface LimitDecision {
   /** True when every window had room (and, for `consume`, all were counted). */

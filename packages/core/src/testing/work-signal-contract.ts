@@ -1,6 +1,7 @@
 /** The contract of WorkSignal, run by the in-process and the Redis signal. */
 import { expect } from 'chai';
 import type { WorkSignal } from '../ports/work-signal.js';
+import { waitFor } from './wait-for.js';
 
 export interface WorkSignalFixture {
   readonly signal: WorkSignal;
@@ -8,8 +9,6 @@ export interface WorkSignalFixture {
   readonly peer?: WorkSignal;
   teardown?(): Promise<void>;
 }
-
-const settle = () => new Promise((r) => setTimeout(r, 100));
 
 /** `shared`: the adapter reaches other instances (its fixture provides `peer`). */
 export function describeWorkSignalContract(name: string, setup: () => Promise<WorkSignalFixture>, options: { shared: boolean }): void {
@@ -20,29 +19,33 @@ export function describeWorkSignalContract(name: string, setup: () => Promise<Wo
 
     it('reaches every subscriber, even when one of them throws, and stops after unsubscribe', async () => {
       const heard: string[] = [];
+      // A listener that stays: once it has heard a notification, every subscriber would have.
+      const witnessed: string[] = [];
       f.signal.subscribe(() => {
         throw new Error('a broken listener');
       });
       const stop = f.signal.subscribe((reason) => heard.push(reason));
+      f.signal.subscribe((reason) => witnessed.push(reason));
       f.signal.notify('run-queued');
-      await settle();
+      await waitFor(() => witnessed.includes('run-queued'), 'the notification to reach the subscribers');
       expect(heard).to.deep.equal(['run-queued']);
       stop();
       f.signal.notify('run-finished');
-      await settle();
+      await waitFor(() => witnessed.includes('run-finished'), 'the second notification to reach the subscribers left');
       expect(heard).to.deep.equal(['run-queued']);
     });
 
     if (!options.shared) return;
     it('reaches the subscribers of another instance', async () => {
       if (!f.peer) throw new Error('a shared signal fixture must provide a peer');
+      const peer = f.peer;
       const heard: string[] = [];
-      f.peer.subscribe((reason) => heard.push(reason));
-      await settle();
+      peer.subscribe((reason) => heard.push(reason));
+      // The peer listens once it hears anything from this instance: until then, notifications may be lost.
+      await waitFor(() => (f.signal.notify('run-requeued'), heard.length > 0), 'the peer to be listening', { timeoutMs: 3000, intervalMs: 20 });
       f.signal.notify('run-cancel');
-      const until = Date.now() + 3000;
-      while (heard.length === 0 && Date.now() < until) await settle();
-      expect(heard).to.deep.equal(['run-cancel']);
+      await waitFor(() => heard.includes('run-cancel'), 'the notification to reach the peer', { timeoutMs: 3000 });
+      expect(heard.filter((reason) => reason !== 'run-requeued')).to.deep.equal(['run-cancel']);
     });
   });
 }

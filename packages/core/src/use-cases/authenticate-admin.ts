@@ -12,7 +12,8 @@ import { WINDOW, type LimitsConfig } from '../domain/limits.js';
 import type { AdminTokenRepository } from '../ports/admin-token-repository.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
-import type { RateLimiter, WindowSpec, WindowState } from '../ports/rate-limiter.js';
+import type { WindowState } from '../domain/limit-window.js';
+import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';
 import { AUTH_CACHE_MS } from './authenticate.js';
 import { RecentCache } from './recent-cache.js';
 

@@ -1,6 +1,7 @@
 import { CoreError } from '../domain/errors.js';
 import { WINDOW, type LimitsConfig } from '../domain/limits.js';
-import type { RateLimiter, WindowSpec, WindowState } from '../ports/rate-limiter.js';
+import type { WindowState } from '../domain/limit-window.js';
+import type { RateLimiter, WindowSpec } from '../ports/rate-limiter.js';
 import type { Principal } from './principal.js';
 
 /**

@@ -9,7 +9,8 @@ import { monthBounds, tierLimitsOf, WINDOW, type LimitsConfig } from '../domain/
 import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
 import type { NamedLocks } from '../ports/named-locks.js';
-import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec, WindowState } from '../ports/rate-limiter.js';
+import type { WindowState } from '../domain/limit-window.js';
+import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
 
 export interface GpuQuotaState {

@@ -5,7 +5,7 @@
  */
 import { parseCredentials, parseLabels, type RunloadApi } from '@runload/core';
 import { presentBackend } from '@runload/http-adapter';
-import type { CommandResult, Flags } from './commands.js';
+import type { CommandResult, Flags } from './command-result.js';
 import { UsageError } from './usage-error.js';
 
 type Presented = ReturnType<typeof presentBackend>;

@@ -8,15 +8,11 @@ import path from 'node:path';
 import { CLI_AUTHOR, CoreError, parseLabels, type AdminToken, type RunloadApi } from '@runload/core';
 import { presentAdminKey } from '@runload/http-adapter';
 import { runBackendCommand } from './backend-commands.js';
+import type { CommandResult, Flags } from './command-result.js';
 import { UsageError } from './usage-error.js';
 import { presentAccount, presentAppVersion } from './present.js';
 
-export interface CommandResult {
-  readonly json: Record<string, unknown>;
-  readonly text: string;
-}
-
-export type Flags = Record<string, string | boolean | string[] | undefined>;
+export type { CommandResult, Flags } from './command-result.js';
 
 export { UsageError };
 
