@@ -13,7 +13,10 @@ import type { IdGenerator } from '../ports/id-generator.js';
 import type { PreviewInfo, PreviewStore } from '../ports/preview-store.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
+import type { Timers } from '../ports/timers.js';
 import type { WorkSignal } from '../ports/work-signal.js';
+import { Pump } from '../system/pump.js';
+import { SystemTimers } from '../system/system-timers.js';
 import type { Principal } from './principal.js';
 import { queuePositionOf, requireOwnRun, type RunView } from './get-run.js';
 import { nextPreview, NO_PREVIEW_SENT, PREVIEW_EVENT_EVERY_MS, type PreviewCursor } from './run-previews.js';
@@ -33,6 +36,8 @@ export interface RunStreamsOptions {
   readonly previews?: PreviewStore;
   /** A stream tells of a new preview at most this often (default 500 ms). */
   readonly previewEveryMs?: number;
+  /** Drives the ticks, heartbeats and slot renewals (the event loop's timers unless given). */
+  readonly timers?: Timers;
 }
 
 export interface RunStreamSink {
@@ -72,13 +77,13 @@ export class RunStreams {
   private readonly heartbeatMs: number;
   private readonly slotLeaseMs: number;
   private readonly max: number;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
-  private leaseTimer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private polling: Promise<void> | null = null;
-  private again = false;
-  private againTick = false;
+  private readonly timers: Timers;
+  /** Stops the ticks, heartbeats, slot renewals and the signal's subscription (null while idle). */
+  private stopFollowing: (() => void) | null = null;
+  /** One poll at a time; a poll asked meanwhile makes one more after it. */
+  private readonly polls = new Pump(() => this.pollPass());
+  /** A tick asked for since the last poll began: the next poll may send progress. */
+  private tickWanted = false;
   private readingPreviews = false;
 
   constructor(
@@ -93,6 +98,7 @@ export class RunStreams {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.slotLeaseMs = options.slotLeaseMs ?? 15_000;
     this.max = options.maxPerAccount ?? MAX_STREAMS_PER_ACCOUNT;
+    this.timers = options.timers ?? new SystemTimers();
   }
 
   /** Streams open on this instance. */
@@ -156,41 +162,36 @@ export class RunStreams {
   }
 
   private busy(): void {
-    if (this.pollTimer) return; // already following (the last stream closed and a new one opened in between)
-    this.pollTimer = setInterval(() => void this.poll(true), this.pollMs);
-    this.heartbeatTimer = setInterval(() => this.beat(), this.heartbeatMs);
-    this.leaseTimer = setInterval(() => void this.renewSlots(), this.slotLeaseMs / 3);
-    this.unsubscribe = this.signal.subscribe(() => void this.poll(false));
+    if (this.stopFollowing) return; // already following (the last stream closed and a new one opened in between)
+    const stops = [
+      // Not awaited by the timer: a tick during a slow poll asks for one more, as before.
+      this.timers.every(this.pollMs, () => {
+        void this.poll(true);
+      }),
+      this.timers.every(this.heartbeatMs, () => this.beat()),
+      this.timers.every(this.slotLeaseMs / 3, () => this.renewSlots()),
+      this.signal.subscribe(() => void this.poll(false)),
+    ];
+    this.stopFollowing = () => {
+      for (const stop of stops) stop();
+    };
   }
 
   private idle(): void {
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    this.unsubscribe?.();
-    this.pollTimer = this.heartbeatTimer = this.leaseTimer = null;
-    this.unsubscribe = null;
+    this.stopFollowing?.();
+    this.stopFollowing = null;
   }
 
   /** `tick`: the timer's poll, which may send progress; a signal's poll sends the other changes at once. */
   private poll(tick: boolean): Promise<void> {
-    if (this.polling) {
-      this.again = true;
-      this.againTick ||= tick;
-      return this.polling;
-    }
-    this.polling = (async () => {
-      let withProgress = tick;
-      do {
-        this.again = false;
-        await this.pollOnce(withProgress).catch(() => undefined); // a failed read is retried at the next tick
-        withProgress = this.againTick;
-        this.againTick = false;
-      } while (this.again);
-    })().finally(() => {
-      this.polling = null;
-    });
-    return this.polling;
+    this.tickWanted ||= tick;
+    return this.polls.request();
+  }
+
+  private async pollPass(): Promise<void> {
+    const withProgress = this.tickWanted;
+    this.tickWanted = false;
+    await this.pollOnce(withProgress).catch(() => undefined); // a failed read is retried at the next tick
   }
 
   private async pollOnce(tick: boolean): Promise<void> {
