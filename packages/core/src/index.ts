@@ -10,6 +10,7 @@ export * from './domain/api-key.js';
 export * from './domain/app-version.js';
 export * from './domain/asset.js';
 export * from './domain/run.js';
+export * from './domain/run-change.js';
 export * from './domain/limits.js';
 export * from './domain/workflow.js';
 export * from './domain/fair-share.js';
