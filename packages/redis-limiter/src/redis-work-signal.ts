@@ -39,6 +39,7 @@ export class RedisWorkSignal implements WorkSignal {
         this.deliver(this.listeners, body || 'remote');
         return;
       }
+      if (this.changeListeners.size === 0) return; // no stream open here: not even decoded
       const change = decodeRunChange(body);
       if (change) this.deliver(this.changeListeners, change);
     });
