@@ -10,6 +10,7 @@ export * from './domain/api-key.js';
 export * from './domain/app-version.js';
 export * from './domain/asset.js';
 export * from './domain/run.js';
+export * from './domain/run-change.js';
 export * from './domain/limits.js';
 export * from './domain/limit-window.js';
 export * from './domain/workflow.js';
@@ -50,6 +51,7 @@ export * from './domain/webhook-delivery.js';
 
 export * from './system/system-clock.js';
 export * from './system/system-timers.js';
+export * from './system/pump.js';
 export * from './system/random-ids.js';
 export * from './system/teardown.js';
 

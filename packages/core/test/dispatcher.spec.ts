@@ -43,6 +43,8 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   const signal: WorkSignal = {
     notify: (reason) => w.ports.workSignal.notify(reason),
     subscribe: (listener) => w.ports.workSignal.subscribe((reason) => reason !== options.lostSignals && listener(reason)),
+    announce: (change) => w.ports.workSignal.announce(change),
+    subscribeChanges: (listener) => w.ports.workSignal.subscribeChanges(listener),
   };
   const make = (owner = 'instance-a', executor: Executor = backend) => {
     const timers = new ManualTimers(w.clock);

@@ -5,24 +5,20 @@
  * never loses a run and a run that ended before anyone listened is still reported.
  * @module
  */
-import type { ExecutionEvent, ExecutionState, FollowedRunEvent, Logger, Preview } from '@runload/core';
+import { Pump, type ExecutionState, type FollowedRunEvent, type Logger, type Preview } from '@runload/core';
 import type { SocketMessage } from './comfyui-socket.js';
+import { FOLLOWING, stepFollower, type FollowerEvent, type FollowerState } from './follower-state.js';
 import { RunProgress } from './run-progress.js';
 
+/** One run followed: its state (one value, moved by {@link stepFollower}) and what carries it out. */
 interface Follower {
   readonly runId: string;
   readonly listener: (event: FollowedRunEvent) => void;
-  started: boolean;
-  done: boolean;
-  /** A confirmation is under way; `again` asks for one more after it (news came meanwhile). */
-  confirming: boolean;
-  again: boolean;
-  /** The server announced the end: its history is read first (one request instead of two). */
-  endAnnounced: boolean;
+  state: FollowerState;
   /** The run's progress as a whole, read from the node and step messages. */
   readonly progress: RunProgress;
-  /** The last progress reported, so one change is reported once (servers say it in two messages). */
-  lastProgress: string;
+  /** One confirmation at a time: news arriving meanwhile (the end messages come in pairs) asks for one more after it. */
+  readonly confirmations: Pump;
 }
 
 export interface FollowerHooks {
@@ -31,9 +27,6 @@ export interface FollowerHooks {
   readonly runIdOf: (promptId: string) => string;
   readonly log: Logger;
 }
-
-/** Messages after which the history entry is (or is about to be) written. */
-const END_MESSAGES = new Set(['execution_success', 'execution_error', 'execution_interrupted']);
 
 export class RunFollowers {
   private readonly followers = new Map<string, Follower>();
@@ -65,9 +58,18 @@ export class RunFollowers {
 
   follow(runId: string, listener: (event: FollowedRunEvent) => void): () => void {
     const progress = this.plans.get(runId) ?? new RunProgress(null);
-    const follower: Follower = { runId, listener, started: false, done: false, confirming: false, again: false, endAnnounced: false, progress, lastProgress: '' };
+    const follower: Follower = {
+      runId,
+      listener,
+      state: FOLLOWING,
+      progress,
+      confirmations: new Pump(
+        () => this.confirmOnce(follower),
+        () => follower.state.kind === 'done',
+      ),
+    };
     const previous = this.followers.get(runId);
-    if (previous) previous.done = true;
+    if (previous) this.on(previous, { type: 'stop' });
     this.followers.set(runId, follower);
     this.ensureTimer();
     // A prompt just sent from here, of which the server has said nothing yet, is known to be queued:
@@ -89,101 +91,84 @@ export class RunFollowers {
     if (typeof promptId !== 'string') return;
     const runId = this.hooks.runIdOf(promptId);
     const f = this.followers.get(runId);
-    if (!f || f.done) {
+    if (!f || f.state.kind === 'done') {
       const plan = this.plans.get(runId);
       plan?.onMessage(type, data);
       if (plan && !f) this.heardEarly.add(runId);
       return;
     }
-    const node = typeof data['node'] === 'string' ? data['node'] : null;
     const progress = f.progress.onMessage(type, data);
-    if (type === 'execution_start') {
-      this.markStarted(f, typeof data['timestamp'] === 'number' ? data['timestamp'] : Date.now());
-    } else if (type === 'executing' && node !== null) {
-      this.markStarted(f, Date.now());
-      this.emit(f, { type: 'executing', nodeId: node });
-    } else if (type === 'progress' || type === 'progress_state') {
-      this.markStarted(f, Date.now());
-    } else if (type === 'executing' || END_MESSAGES.has(type)) {
-      // `executing {node: null}` follows the history write; the end messages precede it slightly.
-      f.endAnnounced = true;
-      void this.confirm(f);
-      if (type !== 'executing') setTimeout(() => void this.confirm(f), 250).unref();
-    }
-    const said = progress ? `${progress.nodeId}:${progress.value}/${progress.max}` : '';
-    if (progress && said !== f.lastProgress) {
-      f.lastProgress = said;
-      this.emit(f, { type: 'progress', ...progress });
-    }
+    this.on(f, {
+      type: 'message',
+      message: type,
+      nodeId: typeof data['node'] === 'string' ? data['node'] : null,
+      timestampMs: typeof data['timestamp'] === 'number' ? data['timestamp'] : null,
+      progress,
+    });
   }
 
   /** A preview image of a prompt: told to the run's follower, if it is followed (nothing is kept). */
   onPreview(promptId: string, preview: Preview): void {
     const f = this.followers.get(this.hooks.runIdOf(promptId));
-    if (f) this.emit(f, { type: 'preview', preview });
+    if (f) this.tell(f, { type: 'preview', preview });
   }
 
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    for (const f of this.followers.values()) f.done = true;
+    for (const f of this.followers.values()) this.on(f, { type: 'stop' });
     this.followers.clear();
   }
 
-  /**
-   * One confirmation at a time per run: news arriving meanwhile (the end messages come in pairs)
-   * asks for one more after it, which is skipped when the first already found the end.
-   */
-  private async confirm(f: Follower): Promise<void> {
-    if (f.done) return;
-    if (f.confirming) {
-      f.again = true;
-      return;
-    }
-    f.confirming = true;
-    try {
-      do {
-        f.again = false;
-        await this.confirmOnce(f);
-      } while (f.again && !f.done);
-    } finally {
-      f.confirming = false;
+  /** Moves the follower's state on `event` and carries out what the step says. */
+  private on(f: Follower, event: FollowerEvent): void {
+    const { state, effects } = stepFollower(f.state, event, Date.now());
+    f.state = state;
+    for (const effect of effects) {
+      switch (effect.do) {
+        case 'tell':
+          this.tell(f, effect.event);
+          break;
+        case 'confirm':
+          void this.confirm(f);
+          break;
+        case 'confirm-soon':
+          setTimeout(() => void this.confirm(f), 250).unref();
+          break;
+        case 'end':
+          this.drop(f);
+          f.listener(effect.event);
+          break;
+      }
     }
   }
 
+  /** One confirmation at a time per run (see {@link Follower.confirmations}); none once it is done. */
+  private confirm(f: Follower): Promise<void> {
+    if (f.state.kind === 'done') return Promise.resolve();
+    return f.confirmations.request();
+  }
+
   private async confirmOnce(f: Follower): Promise<void> {
-    if (f.done) return;
+    if (f.state.kind === 'done') return;
     let state: ExecutionState;
     try {
-      state = await this.hooks.inspect(f.runId, { endAnnounced: f.endAnnounced });
+      state = await this.hooks.inspect(f.runId, { endAnnounced: f.state.endAnnounced });
     } catch (error) {
       // Unreachable for now: the next confirmation retries; the caller decides when that is a loss.
       this.hooks.log('warn', 'could not confirm a followed run', { runId: f.runId, error: (error as Error).message });
       return;
     }
-    if (f.done) return;
-    if (state.state === 'running') this.markStarted(f, Date.now());
-    else if (state.state === 'unknown') this.end(f, { type: 'lost' });
-    else if (state.state !== 'queued') this.end(f, { type: 'finished', result: state });
+    this.on(f, { type: 'inspected', state });
   }
 
-  private markStarted(f: Follower, atMs: number): void {
-    if (f.started) return;
-    f.started = true;
-    this.emit(f, { type: 'started', atMs });
-  }
-
-  private end(f: Follower, event: ExecutionEvent): void {
-    this.drop(f);
-    f.listener(event);
-  }
-
-  private emit(f: Follower, event: FollowedRunEvent): void {
-    if (!f.done) f.listener(event);
+  /** News for the listener, unless the run is no longer followed (a listener may unfollow as it is told). */
+  private tell(f: Follower, event: FollowedRunEvent): void {
+    if (f.state.kind !== 'done') f.listener(event);
   }
 
   private drop(f: Follower): void {
-    f.done = true;
+    this.on(f, { type: 'stop' });
     if (this.followers.get(f.runId) === f) {
       this.followers.delete(f.runId);
       this.plans.delete(f.runId);

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { runChangeOf, type RunRepository } from '@runload/core';
 import { waitFor } from '@runload/core/testing';
 import { jsonInit, makeHarness, TRANSPORTS, type Harness } from './harness.js';
 import { SseReader } from './sse-client.js';
@@ -19,6 +20,11 @@ for (const transport of TRANSPORTS) {
       expect(res.status).to.equal(201);
       return ((await res.json()) as { run_id: string }).run_id;
     }
+    /** Changes a run as the dispatcher's lifecycle does: in the storage, then announced to the streams. */
+    const change = async (runId: string, patch: Parameters<RunRepository['update']>[1]) => {
+      const run = await h.ports.runs.update(runId, patch);
+      if (run) h.ports.workSignal.announce(runChangeOf(run));
+    };
     const open = (auth: Record<string, string>, runId: string) => h.request(`/api/v1/runs/${runId}/events`, { headers: auth });
     /** `n` streams on the run, each past its first record. */
     const openMany = async (auth: Record<string, string>, runId: string, n: number) => {
@@ -44,8 +50,8 @@ for (const transport of TRANSPORTS) {
       expect(JSON.parse(first?.data ?? '{}')).to.deep.include({ run_id: runId, status: 'queued', queue_position: 0 });
 
       const seen: Record<string, unknown>[] = [];
-      const step = async (patch: Parameters<typeof h.ports.runs.update>[1]) => {
-        await h.ports.runs.update(runId, patch);
+      const step = async (patch: Parameters<RunRepository['update']>[1]) => {
+        await change(runId, patch);
         const e = await sse.next();
         seen.push({ id: Number(e?.id), ...(JSON.parse(e?.data ?? '{}') as Record<string, unknown>) });
       };
@@ -88,7 +94,7 @@ for (const transport of TRANSPORTS) {
       const sse = new SseReader(res);
       await sse.next();
       for (const value of [1, 2, 3]) {
-        await h.ports.runs.update(runId, { status: 'running', progress: { value, max: 3, nodeId: '2' } });
+        await change(runId, { status: 'running', progress: { value, max: 3, nodeId: '2' } });
         await sse.next();
       }
       expect(await remaining()).to.equal(before - 2);

@@ -1,23 +1,38 @@
+import type { RunChange } from '../domain/run-change.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 
 /** Notifications within this process. A listener that throws does not stop the others. */
 export class InMemoryWorkSignal implements WorkSignal {
   private readonly listeners = new Set<(reason: string) => void>();
+  private readonly changeListeners = new Set<(change: RunChange) => void>();
 
   constructor(private readonly onListenerError: (error: unknown) => void = () => undefined) {}
 
   notify(reason: string): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(reason);
-      } catch (error) {
-        this.onListenerError(error);
-      }
-    }
+    this.deliver(this.listeners, reason);
   }
 
   subscribe(listener: (reason: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  announce(change: RunChange): void {
+    this.deliver(this.changeListeners, change);
+  }
+
+  subscribeChanges(listener: (change: RunChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private deliver<T>(listeners: Set<(value: T) => void>, value: T): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(value);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
   }
 }

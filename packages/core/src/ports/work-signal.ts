@@ -1,9 +1,24 @@
-/** Wakes dispatchers when there is work (a run queued, a run finished, a cancel asked for). */
+import type { RunChange } from '../domain/run-change.js';
+
+/**
+ * Notifications between the instances sharing the storage: work to do (a run queued, a run
+ * finished, a cancel asked for), which wakes dispatchers, and each change of a run's record, which
+ * the run's live event streams show as it happens.
+ */
 export interface WorkSignal {
   /** Tells every subscriber (on every instance sharing the signal) that there may be work. */
   notify(reason: string): void;
   /** Calls `listener` on each notification; returns an unsubscribe function. */
   subscribe(listener: (reason: string) => void): () => void;
+  /**
+   * Tells every change subscriber (on every instance sharing the signal) of a run's record as a
+   * change just left it. Subscribers here hear it at once; other instances in the order this one
+   * announced its changes. A change may be lost (the shared channel is down): listeners re-read
+   * the runs they show now and then.
+   */
+  announce(change: RunChange): void;
+  /** Calls `listener` on each run change announced; returns an unsubscribe function. */
+  subscribeChanges(listener: (change: RunChange) => void): () => void;
 }
 
 /**

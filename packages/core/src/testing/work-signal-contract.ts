@@ -1,5 +1,6 @@
 /** The contract of WorkSignal, run by the in-process and the Redis signal. */
 import { expect } from 'chai';
+import type { RunChange } from '../domain/run-change.js';
 import type { WorkSignal } from '../ports/work-signal.js';
 import { waitFor } from './wait-for.js';
 
@@ -7,7 +8,28 @@ export interface WorkSignalFixture {
   readonly signal: WorkSignal;
   /** A signal of a second instance sharing the same backend, when the adapter has one. */
   readonly peer?: WorkSignal;
+  /** Resolves once both signals hear each other (a shared adapter's subscriptions are confirmed). */
+  ready?(): Promise<void>;
   teardown?(): Promise<void>;
+}
+
+/** A run change as the lifecycle announces it, with `status` and `value` of progress varied. */
+function change(status: RunChange['status'], value: number): RunChange {
+  return {
+    id: 'run-1',
+    status,
+    startedAt: new Date(Date.UTC(2026, 2, 10, 12, 0, 0, 250)),
+    finishedAt: status === 'succeeded' ? new Date(Date.UTC(2026, 2, 10, 12, 0, 1)) : null,
+    progress: { value, max: 4, nodeId: '3' },
+    outputs: [],
+    error: null,
+    metrics: { queueMs: 250, runMs: null, gpuSeconds: null },
+    backendId: 'b1',
+    leaseOwner: 'a',
+    leaseExpiresAt: new Date(Date.UTC(2026, 2, 10, 12, 0, 30)),
+    cancelRequested: false,
+    attempts: 1,
+  };
 }
 
 /** `shared`: the adapter reaches other instances (its fixture provides `peer`). */
@@ -35,12 +57,37 @@ export function describeWorkSignalContract(name: string, setup: () => Promise<Wo
       expect(heard).to.deep.equal(['run-queued']);
     });
 
+    it('tells each run change to its subscribers at once, and stops after unsubscribe', () => {
+      const heard: RunChange[] = [];
+      f.signal.subscribeChanges(() => {
+        throw new Error('a broken listener');
+      });
+      const stop = f.signal.subscribeChanges((c) => heard.push(c));
+      f.signal.announce(change('running', 1));
+      expect(heard).to.deep.equal([change('running', 1)]);
+      stop();
+      f.signal.announce(change('succeeded', 4));
+      expect(heard).to.have.length(1);
+    });
+
     if (!options.shared) return;
+    it('tells another instance each run change, in the order announced, dates and all', async () => {
+      if (!f.peer) throw new Error('a shared signal fixture must provide a peer');
+      const heard: RunChange[] = [];
+      f.peer.subscribeChanges((c) => heard.push(c));
+      await f.ready?.();
+      const sent = [change('running', 1), change('running', 2), change('succeeded', 4)];
+      for (const c of sent) f.signal.announce(c);
+      await waitFor(() => heard.length >= sent.length, 'the changes on the other instance', { timeoutMs: 3000 }).catch(() => undefined);
+      expect(heard).to.deep.equal(sent);
+    });
+
     it('reaches the subscribers of another instance', async () => {
       if (!f.peer) throw new Error('a shared signal fixture must provide a peer');
       const peer = f.peer;
       const heard: string[] = [];
       peer.subscribe((reason) => heard.push(reason));
+      await f.ready?.();
       // The peer listens once it hears anything from this instance: until then, notifications may be lost.
       await waitFor(() => (f.signal.notify('run-requeued'), heard.length > 0), 'the peer to be listening', { timeoutMs: 3000, intervalMs: 20 });
       f.signal.notify('run-cancel');

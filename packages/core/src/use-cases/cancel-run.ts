@@ -7,6 +7,7 @@
 import { auditEntry, type AuditEntry, type ChangeAuthor } from '../domain/audit.js';
 import { CoreError } from '../domain/errors.js';
 import type { Run } from '../domain/run.js';
+import { runChangeOf } from '../domain/run-change.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { RunRepository } from '../ports/run-repository.js';
@@ -45,6 +46,7 @@ export class CancelRun {
       const changed = await this.transition(run, audit);
       if (changed === 'unchanged') return run;
       if (changed) {
+        this.signal.announce(runChangeOf(changed));
         this.signal.notify(WORK_REASONS.cancelAsked);
         return changed;
       }

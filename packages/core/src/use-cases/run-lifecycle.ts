@@ -2,12 +2,14 @@
  * Every state change of a run after creation, with its metering: started, progress, finished
  * (outputs stored as assets of the run's owner, GPU time charged), failed, canceled, expired,
  * lost, re-queued. Each change is a compare-and-set on the status, so a status never moves
- * backwards and repeating a step after a crash is harmless.
+ * backwards and repeating a step after a crash is harmless; each change made is announced, with
+ * the record it left, to the run's live streams on every instance.
  * @module
  */
 import { mediaKindOf, sanitizeFilename, type Asset } from '../domain/asset.js';
 import { DEFAULT_LIMITS, expiryOf, type RetentionConfig } from '../domain/limits.js';
 import { outputAssetId } from '../domain/output-asset-id.js';
+import { runChangeOf } from '../domain/run-change.js';
 import type { Run, RunError, RunOutput, RunProgress, RunStatus } from '../domain/run.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
 import type { BlobStore, StagedBlob } from '../ports/blob-store.js';
@@ -53,16 +55,18 @@ export class RunLifecycle {
    */
   async started(run: Run, _backendStartedAtMs: number): Promise<Run | null> {
     const startedAt = this.clock.now();
-    return this.runs.update(
-      run.id,
-      { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAt.getTime() - run.createdAt.getTime()) } },
-      { status: ['queued'] },
+    return this.announced(
+      await this.runs.update(
+        run.id,
+        { status: 'running', startedAt, metrics: { ...run.metrics, queueMs: Math.max(0, startedAt.getTime() - run.createdAt.getTime()) } },
+        { status: ['queued'] },
+      ),
     );
   }
 
   /** Progress of the node that is executing. */
   async progress(run: Run, progress: RunProgress): Promise<Run | null> {
-    return this.runs.update(run.id, { progress }, { status: ['running', 'canceling'] });
+    return this.announced(await this.runs.update(run.id, { progress }, { status: ['running', 'canceling'] }));
   }
 
   /**
@@ -109,6 +113,7 @@ export class RunLifecycle {
       { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null, attempts: Math.max(0, run.attempts - 1) },
       { status: ['queued'] },
     );
+    this.announced(updated);
     if (updated) this.signal.notify(WORK_REASONS.runRequeued);
     return updated;
   }
@@ -120,6 +125,7 @@ export class RunLifecycle {
    */
   async failover(run: Run): Promise<Run | null> {
     const updated = await this.runs.update(run.id, { backendId: null, leaseOwner: null, leaseExpiresAt: null, progress: null }, { status: ['running'] });
+    this.announced(updated);
     if (updated) this.signal.notify(WORK_REASONS.runFailedOver);
     return updated;
   }
@@ -166,7 +172,15 @@ export class RunLifecycle {
       },
       { status: ACTIVE },
     );
+    // The change before the work: a stream shows the terminal record as it was made.
+    this.announced(updated);
     if (updated) this.signal.notify(run.webhook ? WORK_REASONS.runWithWebhookFinished : WORK_REASONS.runFinished);
+    return updated;
+  }
+
+  /** Announces the record a change left (none when the compare-and-set found the run moved on). */
+  private announced(updated: Run | null): Run | null {
+    if (updated) this.signal.announce(runChangeOf(updated));
     return updated;
   }
 

@@ -1,19 +1,26 @@
 /**
  * Live run events (`GET /runs/{id}/events`): each open stream gets the run's current record, then
  * every change of status, progress, queue position or outputs, and ends after a terminal record.
- * One hub per instance follows every watched run with one batched read per tick (at most every
- * `pollMs`, so progress is sent at most that often), and at once when the work signal announces
- * a change on any instance.
+ * Each change a run goes through is announced, with the record it left, on the work signal (on
+ * every instance): a stream shows it as it comes, so every status a run passes through is shown,
+ * in order, however short the run. A status never goes back: older news is dropped. Reads from the
+ * storage complete the picture: a waiting run's place in the queue (it moves as other runs leave
+ * the queue) every `pollMs` and on work notifications, and every watched run every `rereadMs`, the
+ * safety net for a change whose announcement was lost.
  * @module
  */
 import { CoreError } from '../domain/errors.js';
-import { isTerminal, type Run } from '../domain/run.js';
+import { isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js';
+import { statusRank, withChange, type RunChange } from '../domain/run-change.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { PreviewInfo, PreviewStore } from '../ports/preview-store.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import type { StreamSlots } from '../ports/stream-slots.js';
+import type { Timers } from '../ports/timers.js';
 import type { WorkSignal } from '../ports/work-signal.js';
+import { Pump } from '../system/pump.js';
+import { SystemTimers } from '../system/system-timers.js';
 import type { Principal } from './principal.js';
 import { queuePositionOf, requireOwnRun, type RunView } from './get-run.js';
 import { nextPreview, NO_PREVIEW_SENT, PREVIEW_EVENT_EVERY_MS, type PreviewCursor } from './run-previews.js';
@@ -21,7 +28,10 @@ import { nextPreview, NO_PREVIEW_SENT, PREVIEW_EVENT_EVERY_MS, type PreviewCurso
 export const MAX_STREAMS_PER_ACCOUNT = 20;
 
 export interface RunStreamsOptions {
+  /** How often the places of waiting runs and the previews are read (default 250 ms). */
   readonly pollMs?: number;
+  /** How often every watched run is read again, in case an announced change was lost (default 2 s). */
+  readonly rereadMs?: number;
   readonly heartbeatMs?: number;
   /**
    * How long a stream's slot holds without renewal (default 15 s; renewed every third of it): the
@@ -33,6 +43,8 @@ export interface RunStreamsOptions {
   readonly previews?: PreviewStore;
   /** A stream tells of a new preview at most this often (default 500 ms). */
   readonly previewEveryMs?: number;
+  /** Drives the ticks, heartbeats and slot renewals (the event loop's timers unless given). */
+  readonly timers?: Timers;
 }
 
 export interface RunStreamSink {
@@ -50,35 +62,38 @@ interface Watcher {
   readonly runId: string;
   readonly holder: string;
   readonly sink: RunStreamSink;
+  /** The record last sent; null until the first is (changes announced before it wait in `early`). */
+  run: Run | null;
+  readonly early: RunChange[];
+  /** `open` has returned: the stream's slot is freed by whoever ends it. */
+  opened: boolean;
   lastKey: string;
+  /** Counts the records sent: a read that began before one was sent is older news. */
+  sent: number;
   preview: PreviewCursor;
   closed: boolean;
-  close(): Promise<void>;
 }
 
-/** What a stream reports a change of; progress last, so a change of progress alone is told apart. */
+/** What a stream reports a change of. */
 function changeKey(view: RunView): string {
   const r = view.run;
   return JSON.stringify([r.status, view.queuePosition, r.outputs.length, r.error?.code ?? null, r.progress]);
 }
 
-function withoutProgress(key: string): string {
-  return JSON.stringify((JSON.parse(key) as unknown[]).slice(0, -1));
-}
-
 export class RunStreams {
   private readonly watchers = new Set<Watcher>();
   private readonly pollMs: number;
+  private readonly rereadMs: number;
   private readonly heartbeatMs: number;
   private readonly slotLeaseMs: number;
   private readonly max: number;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
-  private leaseTimer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private polling: Promise<void> | null = null;
-  private again = false;
-  private againTick = false;
+  private readonly timers: Timers;
+  /** Stops the timers and the subscriptions (null while no stream is open). */
+  private stopFollowing: (() => void) | null = null;
+  /** One read at a time; a read asked meanwhile makes one more after it. */
+  private readonly reads = new Pump(() => this.readPass());
+  /** The next read covers every watched run, not only the waiting ones. */
+  private readAll = false;
   private readingPreviews = false;
 
   constructor(
@@ -90,14 +105,16 @@ export class RunStreams {
     private readonly options: RunStreamsOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250;
+    this.rereadMs = options.rereadMs ?? 2000;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.slotLeaseMs = options.slotLeaseMs ?? 15_000;
     this.max = options.maxPerAccount ?? MAX_STREAMS_PER_ACCOUNT;
+    this.timers = options.timers ?? new SystemTimers();
   }
 
   /** Streams open on this instance. */
   openCount(): number {
-    return this.watchers.size;
+    return [...this.watchers].filter((w) => w.run !== null).length;
   }
 
   /**
@@ -106,30 +123,37 @@ export class RunStreams {
    * @throws CoreError RUN_NOT_FOUND, RATE_LIMITED (the account holds its maximum of streams)
    */
   async open(principal: Principal, runId: string, sink: RunStreamSink): Promise<() => Promise<void>> {
-    const run = await requireOwnRun(this.runs, principal, runId);
-    const holder = this.ids.uuid();
-    const now = this.clock.now();
-    if (!(await this.slots.acquire(principal.account.id, holder, this.max, now, this.slotUntil()))) {
-      throw new CoreError('RATE_LIMITED', `At most ${this.max} event streams may be open at once per account`, { retryAfterSeconds: 1 });
-    }
+    const watcher: Watcher = { runId, holder: this.ids.uuid(), sink, run: null, early: [], opened: false, lastKey: '', sent: 0, preview: NO_PREVIEW_SENT, closed: false };
     const close = async () => {
       if (watcher.closed) return;
-      watcher.closed = true;
-      this.watchers.delete(watcher);
-      if (this.watchers.size === 0) this.idle();
-      await this.slots.release(holder);
+      this.forget(watcher);
+      await this.slots.release(watcher.holder);
     };
-    const watcher: Watcher = { runId, holder, sink, lastKey: '', preview: NO_PREVIEW_SENT, closed: false, close };
-    const view = await this.view(run);
-    watcher.lastKey = changeKey(view);
-    const last = isTerminal(run.status);
-    sink.record(view, last);
-    if (last) {
-      await close();
+    // Listening before the first read: a change made meanwhile is shown after the record read.
+    this.watch(watcher);
+    let run: Run;
+    try {
+      run = await requireOwnRun(this.runs, principal, runId);
+      if (!(await this.slots.acquire(principal.account.id, watcher.holder, this.max, this.clock.now(), this.slotUntil()))) {
+        throw new CoreError('RATE_LIMITED', `At most ${this.max} event streams may be open at once per account`, { retryAfterSeconds: 1 });
+      }
+    } catch (error) {
+      this.forget(watcher);
+      throw error;
+    }
+    if (watcher.closed) {
+      // Every stream was closed meanwhile (the instance is stopping).
+      await this.slots.release(watcher.holder);
       return close;
     }
-    this.watchers.add(watcher);
-    if (this.watchers.size === 1) this.busy();
+    this.send(watcher, await this.view(run));
+    // Of the changes announced while it opened, those the record read may predate: a later status.
+    for (const change of watcher.early.splice(0)) {
+      if (watcher.run && statusRank(change.status) > statusRank(watcher.run.status)) this.onChange(watcher, change);
+    }
+    watcher.opened = true;
+    // Ended already (its run is finished): its slot is free at once.
+    if (watcher.closed) await this.slots.release(watcher.holder);
     return close;
   }
 
@@ -139,9 +163,10 @@ export class RunStreams {
    */
   async closeAll(): Promise<void> {
     await Promise.all(
-      [...this.watchers].map((watcher) => {
-        watcher.sink.end();
-        return watcher.close();
+      [...this.watchers].map(async (w) => {
+        w.sink.end();
+        this.forget(w);
+        await this.slots.release(w.holder);
       }),
     );
   }
@@ -155,82 +180,124 @@ export class RunStreams {
     return { run, queuePosition: await queuePositionOf(this.runs, run) };
   }
 
+  private watch(w: Watcher): void {
+    this.watchers.add(w);
+    if (this.watchers.size === 1) this.busy();
+  }
+
+  private forget(w: Watcher): void {
+    w.closed = true;
+    this.watchers.delete(w);
+    if (this.watchers.size === 0) this.idle();
+  }
+
+  /**
+   * Sends `view` unless it is no news: the same as the record last sent, or an older status (a
+   * status never moves back, and announcements from several instances may cross). A terminal
+   * record ends the stream.
+   */
+  private send(w: Watcher, view: RunView): void {
+    if (w.closed) return;
+    if (w.run && statusRank(view.run.status) < statusRank(w.run.status)) return;
+    const key = changeKey(view);
+    if (key === w.lastKey) return;
+    w.run = view.run;
+    w.lastKey = key;
+    w.sent += 1;
+    const last = isTerminal(view.run.status);
+    w.sink.record(view, last);
+    if (!last) return;
+    this.forget(w);
+    // While it opens, `open` frees the slot.
+    if (w.opened) void this.slots.release(w.holder).catch(() => undefined);
+  }
+
+  /** A change announced on any instance, of the run a stream watches. */
+  private onChange(w: Watcher, change: RunChange): void {
+    if (w.closed || change.id !== w.runId) return;
+    if (w.run === null) {
+      w.early.push(change);
+      return;
+    }
+    const run = withChange(w.run, change);
+    // Back in the queue: its place there is read from the storage.
+    if (isWaiting(run)) void this.read(false);
+    else this.send(w, { run, queuePosition: placeInQueue(run, undefined) });
+  }
+
   private busy(): void {
-    if (this.pollTimer) return; // already following (the last stream closed and a new one opened in between)
-    this.pollTimer = setInterval(() => void this.poll(true), this.pollMs);
-    this.heartbeatTimer = setInterval(() => this.beat(), this.heartbeatMs);
-    this.leaseTimer = setInterval(() => void this.renewSlots(), this.slotLeaseMs / 3);
-    this.unsubscribe = this.signal.subscribe(() => void this.poll(false));
+    if (this.stopFollowing) return; // already following (the last stream closed and a new one opened in between)
+    const stops = [
+      this.signal.subscribeChanges((change) => {
+        for (const w of [...this.watchers]) {
+          try {
+            this.onChange(w, change);
+          } catch {
+            // One stream's broken sink must not keep the others from the news (the re-read tries it again).
+          }
+        }
+      }),
+      this.timers.every(this.pollMs, () => {
+        this.readPreviews();
+        return this.read(false);
+      }),
+      this.timers.every(this.rereadMs, () => this.read(true)),
+      this.timers.every(this.heartbeatMs, () => this.beat()),
+      this.timers.every(this.slotLeaseMs / 3, () => this.renewSlots()),
+      // Work news may move waiting runs in the queue.
+      this.signal.subscribe(() => void this.read(false)),
+    ];
+    this.stopFollowing = () => {
+      for (const stop of stops) stop();
+    };
   }
 
   private idle(): void {
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    this.unsubscribe?.();
-    this.pollTimer = this.heartbeatTimer = this.leaseTimer = null;
-    this.unsubscribe = null;
+    this.stopFollowing?.();
+    this.stopFollowing = null;
   }
 
-  /** `tick`: the timer's poll, which may send progress; a signal's poll sends the other changes at once. */
-  private poll(tick: boolean): Promise<void> {
-    if (this.polling) {
-      this.again = true;
-      this.againTick ||= tick;
-      return this.polling;
-    }
-    this.polling = (async () => {
-      let withProgress = tick;
-      do {
-        this.again = false;
-        await this.pollOnce(withProgress).catch(() => undefined); // a failed read is retried at the next tick
-        withProgress = this.againTick;
-        this.againTick = false;
-      } while (this.again);
-    })().finally(() => {
-      this.polling = null;
-    });
-    return this.polling;
+  /** `all`: every watched run; else only waiting ones (their place in the queue). */
+  private read(all: boolean): Promise<void> {
+    this.readAll ||= all;
+    return this.reads.request();
   }
 
-  private async pollOnce(tick: boolean): Promise<void> {
-    const watching = [...this.watchers];
+  private async readPass(): Promise<void> {
+    const all = this.readAll;
+    this.readAll = false;
+    await this.readOnce(all).catch(() => undefined); // a failed read is retried at the next tick
+  }
+
+  private async readOnce(all: boolean): Promise<void> {
+    const watching = [...this.watchers].filter((w) => w.run !== null && (all || w.run.status === 'queued'));
     if (watching.length === 0) return;
+    const sentBefore = new Map(watching.map((w) => [w, w.sent]));
     const ids = [...new Set(watching.map((w) => w.runId))];
-    // One batched read for every run watched here (the repository serves a tick's reads together).
+    // One batched read for every run read here (the repository serves a tick's reads together).
     const runs = await Promise.all(ids.map((id) => this.runs.get(id)));
     const views = new Map<string, RunView>();
     await Promise.all(runs.map(async (run) => run && views.set(run.id, await this.view(run))));
     for (const w of watching) {
       const view = views.get(w.runId);
-      if (!view || w.closed) continue;
-      const key = changeKey(view);
-      if (key === w.lastKey) continue;
-      // Progress alone waits for the tick, so it is sent at most every pollMs.
-      if (!tick && withoutProgress(key) === withoutProgress(w.lastKey)) continue;
-      w.lastKey = key;
-      const last = isTerminal(view.run.status);
-      w.sink.record(view, last);
-      if (last) {
-        w.closed = true;
-        this.watchers.delete(w);
-        await this.slots.release(w.holder).catch(() => undefined);
-      }
+      // A record sent while this read was under way is newer than what it read.
+      if (view && w.sent === sentBefore.get(w)) this.send(w, view);
     }
-    // Read beside the records, not before the next tick's: a slow preview store never delays a run's record.
-    if (tick && !this.readingPreviews) {
-      this.readingPreviews = true;
-      void this.sendPreviews()
-        .catch(() => undefined) // a failed read is retried at the next tick
-        .finally(() => (this.readingPreviews = false));
-    }
-    if (this.watchers.size === 0) this.idle();
   }
 
-  /** One read of the previews of every run watched here; each stream is told of a new one at most every previewEveryMs. */
+  /** One read of the previews of every run watched here (beside the records: a slow store never delays them). */
+  private readPreviews(): void {
+    if (this.readingPreviews) return;
+    this.readingPreviews = true;
+    void this.sendPreviews()
+      .catch(() => undefined) // a failed read is retried at the next tick
+      .finally(() => (this.readingPreviews = false));
+  }
+
+  /** Each stream is told of a new preview at most every previewEveryMs. */
   private async sendPreviews(): Promise<void> {
     const store = this.options.previews;
-    const watching = [...this.watchers].filter((w) => w.sink.preview);
+    const watching = [...this.watchers].filter((w) => w.run !== null && w.sink.preview);
     if (!store || watching.length === 0) return;
     const infos = await store.info([...new Set(watching.map((w) => w.runId))]);
     const now = this.clock.nowMs();
@@ -244,11 +311,11 @@ export class RunStreams {
   }
 
   private beat(): void {
-    for (const w of this.watchers) w.sink.heartbeat();
+    for (const w of this.watchers) if (w.run !== null) w.sink.heartbeat();
   }
 
   private async renewSlots(): Promise<void> {
-    const holders = [...this.watchers].map((w) => w.holder);
+    const holders = [...this.watchers].filter((w) => w.run !== null).map((w) => w.holder);
     await this.slots.renew(holders, this.slotUntil()).catch(() => undefined); // the next renewal tries again
   }
 }

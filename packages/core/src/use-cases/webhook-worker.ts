@@ -6,6 +6,9 @@
  */
 import { afterAttempt, WEBHOOK_RETRY_DELAYS_MS, type DeliveryStep } from '../domain/webhook-delivery.js';
 import type { Clock } from '../ports/clock.js';
+import type { Timers } from '../ports/timers.js';
+import { Pump } from '../system/pump.js';
+import { SystemTimers } from '../system/system-timers.js';
 import type { DeliveryOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import type { WebhookEvent, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
@@ -36,6 +39,8 @@ export interface WebhookWorkerDeps {
   readonly secrets: ManageWebhookSecrets;
   readonly signal: WorkSignal;
   readonly clock: Clock;
+  /** Drives the poll (the event loop's timers unless given). */
+  readonly timers?: Timers;
 }
 
 export class WebhookWorker {
@@ -44,9 +49,12 @@ export class WebhookWorker {
   private readonly pollMs: number;
   private readonly batch: number;
   private unsubscribe: (() => void) | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private stopTimer: (() => void) | null = null;
+  /** One pass at a time; a wake during a pass is seen by it (it claims again) or makes one more. */
+  private readonly passes = new Pump(
+    () => this.drain().catch((error: unknown) => this.log('error', 'webhook worker pass failed', { error: String(error) })),
+    () => this.stopped,
+  );
   /** Wakes a pass that waits for a free place or for news. */
   private nudge: (() => void) | null = null;
   private started = false;
@@ -72,9 +80,11 @@ export class WebhookWorker {
     this.unsubscribe = this.deps.signal.subscribe((reason) => {
       if (MAY_HAVE_WRITTEN_EVENTS.has(reason)) void this.wake();
     });
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.timer.unref();
-    this.wake();
+    // Not awaited: a tick during a long pass still wakes it (a retry may have come due).
+    this.stopTimer = (this.deps.timers ?? new SystemTimers()).every(this.pollMs, () => {
+      void this.wake();
+    });
+    void this.wake();
   }
 
   async stop(): Promise<void> {
@@ -82,24 +92,16 @@ export class WebhookWorker {
     this.nudge?.();
     this.unsubscribe?.();
     this.unsubscribe = null;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    this.stopTimer?.();
+    this.stopTimer = null;
+    if (this.passes.busy()) await this.passes.request();
   }
 
   /** Delivers what is due now; resolves when the outbox has nothing due left. */
   wake(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      this.nudge?.();
-      return this.running;
-    }
-    this.running = this.drain()
-      .catch((error: unknown) => this.log('error', 'webhook worker pass failed', { error: String(error) }))
-      .finally(() => {
-        this.running = null;
-      });
-    return this.running;
+    const flight = this.passes.request();
+    this.nudge?.();
+    return flight;
   }
 
   /**
@@ -113,7 +115,7 @@ export class WebhookWorker {
     let attempting = 0;
     try {
       for (;;) {
-        this.again = false;
+        this.passes.take();
         if (this.stopped) return;
         const room = this.batch - attempting;
         const now = this.deps.clock.now();
@@ -132,9 +134,9 @@ export class WebhookWorker {
           chains.set(e.runId, tail);
         }
         if (events.length > 0) continue;
-        if (attempting === 0 && !this.again) return;
+        if (attempting === 0 && !this.passes.requested()) return;
         // Wait for a place to free up, or for news of events due.
-        if (!this.again) await new Promise<void>((resolve) => (this.nudge = resolve));
+        if (!this.passes.requested()) await new Promise<void>((resolve) => (this.nudge = resolve));
         this.nudge = null;
       }
     } finally {

@@ -1,11 +1,12 @@
 /**
  * The claim loop: while a backend has room, claims the next queued runs from the database (never
  * from memory), several in one transaction when there is room for several, and hands each to a
- * new {@link FollowedRun}. One pass at a time; a wake during a
- * pass makes it go round once more.
+ * new {@link FollowedRun}. One pass at a time (a {@link Pump}); a wake during a pass makes it
+ * go round once more.
  * @module
  */
 import type { Run } from '../../domain/run.js';
+import { Pump } from '../../system/pump.js';
 import { placeRun } from '../placement.js';
 import type { DispatchContext } from './context.js';
 import { FollowedRun, type FollowedRuns } from './followed-run.js';
@@ -14,9 +15,8 @@ import { FollowedRun, type FollowedRuns } from './followed-run.js';
 const MAX_CLAIMED_AT_ONCE = 8;
 
 export class ClaimLoop {
-  private pumping = false;
-  private again = false;
   private stopped = false;
+  private readonly passes = new Pump(() => this.claimWhileRoom(), () => this.stopped);
   /** A run was queued (here or on another instance) since the last claim began. */
   private runQueued = false;
   /** A run may be failing over (lost after it started): the next pass claims those first. */
@@ -41,37 +41,35 @@ export class ClaimLoop {
     this.failoverWaiting = true;
   }
 
-  async pump(): Promise<void> {
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    try {
-      do {
-        this.again = false;
-        while (!this.stopped) {
-          // The claim reserves a slot on the backend it names (before the prompt is sent, so a
-          // crash in between is resolved by asking that backend), in one transaction shared by
-          // every instance.
-          const offers = this.offers();
-          if (offers.length === 0) break;
-          // As many runs as this instance sees room for, in one transaction: under load the runs
-          // that queued during one claim are taken together by the next.
-          const room = Math.min(MAX_CLAIMED_AT_ONCE, offers.reduce((n, b) => n + b.room, 0));
-          // A run lost after it started goes before every waiting run: it had its slot already.
-          const failover = this.failoverWaiting;
-          this.failoverWaiting = false;
-          const runs = await this.claim(offers, room, failover);
-          if (failover && runs.length > 0) this.failoverWaiting = true;
-          // Counted on their backends at once, and sent while the next runs are claimed: a backend
-          // with room for several runs gets them without waiting for each prompt's round trips.
-          for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId });
-          if ((runs.length < room && !failover) || this.stopped) break;
-        }
-      } while (this.again && !this.stopped);
-    } finally {
-      this.pumping = false;
+  /**
+   * Claims while there is room; a call during a pass makes it go round once more and resolves at
+   * once (the first call's promise covers the whole flight, and reports its failure once).
+   */
+  pump(): Promise<void> {
+    const starts = !this.passes.busy();
+    const flight = this.passes.request();
+    return starts ? flight : Promise.resolve();
+  }
+
+  private async claimWhileRoom(): Promise<void> {
+    while (!this.stopped) {
+      // The claim reserves a slot on the backend it names (before the prompt is sent, so a
+      // crash in between is resolved by asking that backend), in one transaction shared by
+      // every instance.
+      const offers = this.offers();
+      if (offers.length === 0) break;
+      // As many runs as this instance sees room for, in one transaction: under load the runs
+      // that queued during one claim are taken together by the next.
+      const room = Math.min(MAX_CLAIMED_AT_ONCE, offers.reduce((n, b) => n + b.room, 0));
+      // A run lost after it started goes before every waiting run: it had its slot already.
+      const failover = this.failoverWaiting;
+      this.failoverWaiting = false;
+      const runs = await this.claim(offers, room, failover);
+      if (failover && runs.length > 0) this.failoverWaiting = true;
+      // Counted on their backends at once, and sent while the next runs are claimed: a backend
+      // with room for several runs gets them without waiting for each prompt's round trips.
+      for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId });
+      if ((runs.length < room && !failover) || this.stopped) break;
     }
   }
 
