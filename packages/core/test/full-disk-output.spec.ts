@@ -9,7 +9,7 @@ describe("A run's output on a full disk", () => {
     const p = await w.principal();
     const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
     const run = (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
-    await lifecycle.started(run, w.clock.nowMs());
+    await lifecycle.started(run);
     w.clock.advance(1000);
     let full = true;
     const stage = w.ports.blobs.stage.bind(w.ports.blobs);

@@ -13,7 +13,7 @@ describe('GPU quota under concurrency', () => {
     const other = await w.principal('ultra');
     const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
     const first = (await w.api.createRun.execute({ principal: other, appVersionId: w.app.id, body: { inputs: {} } })).run;
-    await lifecycle.started(first, w.clock.nowMs());
+    await lifecycle.started(first);
     w.clock.advance(3000);
     const running = await w.ports.runs.get(first.id);
     if (!running) throw new Error('no run');

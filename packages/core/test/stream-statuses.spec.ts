@@ -70,7 +70,7 @@ describe('the event stream shows every status a run passes through', () => {
       const { w, p, streams, run, lifecycle } = await setup();
       const { sink, told } = recordingSink();
       await streams.open(p, run.id, sink);
-      const started = (await lifecycle.started(run, w.clock.nowMs())) as Run;
+      const started = (await lifecycle.started(run)) as Run;
       await lifecycle.progress(started, { value: 1, max: 4, nodeId: '3' });
       await lifecycle.progress(started, { value: 4, max: 4, nodeId: null });
       await lifecycle.failed(started, { code: 'EXECUTION_ERROR', message: 'boom', nodeId: '3', nodeType: 'KSampler' }, null);

@@ -50,10 +50,10 @@ export class RunLifecycle {
 
   /**
    * queued → running when the backend says it started. The time is runload's own: a backend's
-   * clock may be off by hours, and the run's time limit counts from this start.
-   * @param _backendStartedAtMs the backend's timestamp, which only measures durations (see `finish`)
+   * clock may be off by hours, and the run's time limit counts from this start; the backend's own
+   * timestamps only measure durations (see `finish`).
    */
-  async started(run: Run, _backendStartedAtMs: number): Promise<Run | null> {
+  async started(run: Run): Promise<Run | null> {
     const startedAt = this.clock.now();
     return this.announced(
       await this.runs.update(

@@ -125,7 +125,7 @@ export type Effect =
   | { readonly do: 'send-cancel' }
   /** Interrupts the run on the backend (its time limit passed). */
   | { readonly do: 'interrupt' }
-  | { readonly do: 'record-started'; readonly atMs: number }
+  | { readonly do: 'record-started' }
   | { readonly do: 'record-progress'; readonly value: number; readonly max: number; readonly nodeId: string | null }
   | { readonly do: 'store'; readonly result: TerminalExecutionState; readonly timedOut: boolean }
   | { readonly do: 'settle'; readonly settlement: Settlement }
@@ -217,7 +217,7 @@ function fromSent(s: Sent, event: FollowEvent, env: StepEnv): Step {
       if (event.state.state === 'unknown') return settle({ how: 'lose', message: FORGOT });
       if (isTerminal(event.state)) return finish(answering, event.state);
       if (event.state.state === 'running' && event.runStatus === 'queued') {
-        return { state: answering, effects: [{ do: 'record-started', atMs: env.nowMs }] };
+        return { state: answering, effects: [{ do: 'record-started' }] };
       }
       return stay(answering);
     }
@@ -236,7 +236,7 @@ function fromSent(s: Sent, event: FollowEvent, env: StepEnv): Step {
 function onBackendEvent(s: Sent, event: ExecutionEvent, env: StepEnv): Step {
   switch (event.type) {
     case 'started':
-      return { state: s, effects: [{ do: 'record-started', atMs: event.atMs }] };
+      return { state: s, effects: [{ do: 'record-started' }] };
     case 'executing':
       return stay(s);
     case 'progress': {

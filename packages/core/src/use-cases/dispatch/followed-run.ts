@@ -151,7 +151,7 @@ export class FollowedRun {
       // Both write with the run's status as their condition, so they need no read first (a cancel
       // asked meanwhile comes by the work signal, and every sweep looks for one).
       case 'record-started':
-        await deps.lifecycle.started(this.claimedRow, effect.atMs);
+        await deps.lifecycle.started(this.claimedRow);
         return;
       case 'record-progress': {
         const write = this.progressWrites.then(() => deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId }));
