@@ -12,6 +12,7 @@ import { BackendCapabilities } from './backend-capabilities.js';
 import { ComfyUiHttp, StreamedBody, type StreamedResponse } from './comfyui-http.js';
 import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
 import { supportsTargetedInterrupt } from './comfyui-version.js';
+import { afterProbe, NOT_PROBED, probeDetail, type ProbeOutcome, type ProbeState } from './probe-state.js';
 import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
 import { partialRefusal, promptRefusal, type TakenBack } from './prompt-refusal.js';
@@ -42,13 +43,10 @@ const PROBE_TIMEOUT_MS = 2000;
 const CAPABILITIES_REFRESH_MS = 3 * 60_000;
 /** Media files remembered as uploaded, per server (the oldest forgotten first). */
 const UPLOADS_REMEMBERED = 10_000;
-const NOT_PROBED = 'not probed yet';
 
 export class ComfyUiBackend {
-  healthy = false;
-  detail = NOT_PROBED;
-  /** `system.comfyui_version` from the last successful probe. */
-  version: string | null = null;
+  /** What its health probes found; read through `healthy`, `detail`, `version` and `lastSeenAtMs`. */
+  private probed: ProbeState = NOT_PROBED;
   private readonly http: ComfyUiHttp;
   private readonly socket: ComfyUiSocket;
   private readonly locator: RunLocator;
@@ -57,8 +55,6 @@ export class ComfyUiBackend {
   capabilities: BackendCapabilities | null = null;
   /** A hash of its last `/object_info` (servers that differ show different hashes); null until read. */
   capabilitiesHash: string | null = null;
-  /** When it last answered a probe (epoch ms); null until it has. */
-  lastSeenAtMs: number | null = null;
   /** Prompts other clients hold on the server (read from its `/queue` at each probe). */
   foreignPrompts = 0;
   private capabilitiesReadAtMs = 0;
@@ -97,24 +93,45 @@ export class ComfyUiBackend {
     }, { onBinary: (frame) => previews.onFrame(frame), auth: options.auth ?? null });
   }
 
+  get healthy(): boolean {
+    return this.probed.state === 'reachable';
+  }
+
+  /** `ok`, the last probe's error, or that none has finished yet. */
+  get detail(): string {
+    return probeDetail(this.probed);
+  }
+
+  /** `system.comfyui_version` from the last successful probe. */
+  get version(): string | null {
+    return this.probed.state === 'not-probed' ? null : this.probed.version;
+  }
+
+  /** When it last answered a probe (epoch ms); null until it has. */
+  get lastSeenAtMs(): number | null {
+    return this.probed.state === 'not-probed' ? null : this.probed.lastSeenAtMs;
+  }
+
   async probe(): Promise<void> {
     try {
       const stats = await this.http.getJson<{ system?: { comfyui_version?: unknown } }>('/system_stats', Math.min(this.options.requestTimeoutMs, PROBE_TIMEOUT_MS));
-      this.version = typeof stats.system?.comfyui_version === 'string' ? stats.system.comfyui_version : null;
-      // Names what answered (its version), so an operator sees which server a start found.
-      if (!this.healthy) this.options.log('info', 'ComfyUI backend reachable', { backend: this.url, version: this.version });
-      this.healthy = true;
-      this.detail = 'ok';
-      this.lastSeenAtMs = Date.now();
+      const version = typeof stats.system?.comfyui_version === 'string' ? stats.system.comfyui_version : null;
+      this.record({ answered: true, version, atMs: Date.now() });
       this.socket.connect();
       await this.readQueueAndCapabilities();
     } catch (error) {
-      // The first probe reports a miss too: a server that starts without its backend says so.
-      if (this.healthy || this.detail === NOT_PROBED) this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: (error as Error).message });
-      this.healthy = false;
       this.uploaded.clear();
-      this.detail = (error as Error).message;
+      this.record({ answered: false, error: (error as Error).message });
     }
+  }
+
+  private record(outcome: ProbeOutcome): void {
+    const step = afterProbe(this.probed, outcome);
+    this.probed = step.state;
+    // Names what answered (its version), so an operator sees which server a start found; a start
+    // without its backend says so too.
+    if (step.announce === 'reachable') this.options.log('info', 'ComfyUI backend reachable', { backend: this.url, version: this.version });
+    if (step.announce === 'unreachable') this.options.log('warn', 'ComfyUI backend unreachable', { backend: this.url, error: this.detail });
   }
 
   /** Placement's view of the server: other clients' prompts always, its capabilities when stale. */
