@@ -21,7 +21,13 @@ export const REDIS_SUBSCRIBER = Symbol.for('runload.redis.Subscriber');
 /** Previews have their own connection: a megabyte image never queues ahead of a limit check. */
 export const REDIS_PREVIEWS_CLIENT = Symbol.for('runload.redis.PreviewsClient');
 
-export function redisModule(url: string): ContainerModule {
+export interface RedisModuleOptions {
+  /** Put before every key and channel (`runload:`): deployments sharing one Redis set different ones. */
+  readonly prefix?: string;
+}
+
+export function redisModule(url: string, options: RedisModuleOptions = {}): ContainerModule {
+  const prefix = options.prefix ?? 'runload:';
   return new ContainerModule(({ bind }) => {
     const client = (token: symbol, name: string, commandTimeoutMs?: number) => {
       bind<Redis>(token)
@@ -42,7 +48,7 @@ export function redisModule(url: string): ContainerModule {
     bind<FailoverRateLimiter>(RATE_LIMITER)
       .toResolvedValue(
         (limits: Redis, clock: Clock, log: Logger) =>
-          new FailoverRateLimiter(new RedisRateLimiter(limits), new InMemoryRateLimiter(clock), {
+          new FailoverRateLimiter(new RedisRateLimiter(limits, { prefix: `${prefix}rl:` }), new InMemoryRateLimiter(clock), {
             timeoutMs: 2000,
             recheckMs: 1000,
             ping: () => limits.ping(),
@@ -53,11 +59,11 @@ export function redisModule(url: string): ContainerModule {
       .inSingletonScope()
       .onActivation(stopAtTeardown('rate limiter', (limiter: FailoverRateLimiter) => limiter.close()));
     bind(WORK_SIGNAL)
-      .toResolvedValue((publisher: Redis, subscriber: Redis) => new RedisWorkSignal(publisher, subscriber), [REDIS_PUBLISHER, REDIS_SUBSCRIBER])
+      .toResolvedValue((publisher: Redis, subscriber: Redis) => new RedisWorkSignal(publisher, subscriber, `${prefix}work`), [REDIS_PUBLISHER, REDIS_SUBSCRIBER])
       .inSingletonScope();
     // Live previews.
     bind(PREVIEW_STORE)
-      .toResolvedValue((previews: Redis) => new RedisPreviewStore(previews), [REDIS_PREVIEWS_CLIENT])
+      .toResolvedValue((previews: Redis) => new RedisPreviewStore(previews, `${prefix}preview:`), [REDIS_PREVIEWS_CLIENT])
       .inSingletonScope();
   });
 }

@@ -16,6 +16,8 @@ export interface RunloadConfig {
   readonly databaseUrl: string | null;
   /** `redis://…`, or null for the in-process limiter. */
   readonly redisUrl: string | null;
+  /** Put before every Redis key and channel, so deployments sharing one Redis never meet (`runload:`). */
+  readonly redisPrefix: string;
   readonly comfyUiUrls: readonly string[];
   readonly maxUploadBytes: number;
   readonly limits: LimitsConfig;
@@ -123,6 +125,19 @@ function retryDelays(raw: string | undefined): number[] | null {
   return delays;
 }
 
+/**
+ * Pub/sub channels are shared by all of a Redis server's databases, so a database number in the URL
+ * does not keep two deployments apart; a prefix does. Braces are refused: they would change which
+ * part of a key Redis Cluster hashes.
+ */
+function readRedisPrefix(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'runload:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError(`RUNLOAD_REDIS_PREFIX must be 1 to 64 letters, digits or ":_.-", got "${raw}"`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): RunloadConfig {
   const databaseUrl = env['RUNLOAD_DATABASE_URL']?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -130,6 +145,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
   const redisUrl = env['RUNLOAD_REDIS_URL']?.trim() || null;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('RUNLOAD_REDIS_URL must be a redis:// URL');
+  const redisPrefix = readRedisPrefix(env['RUNLOAD_REDIS_PREFIX']);
   const comfyUiUrls = env['RUNLOAD_COMFYUI_URLS'] === undefined ? ['http://127.0.0.1:8188'] : list(env['RUNLOAD_COMFYUI_URLS']);
   // Set but empty: an instance with no backend (uploads, reads, maintenance); runs answer 503.
   for (const url of comfyUiUrls) checkComfyUiUrl(url);
@@ -141,6 +157,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: path.resolve(cwd, env['RUNLOAD_DATA_DIR']?.trim() || './data'),
     databaseUrl,
     redisUrl,
+    redisPrefix,
     comfyUiUrls: comfyUiUrls.map((u) => normalizeBackendUrl(u)),
     maxUploadBytes: integer(env, 'RUNLOAD_MAX_UPLOAD_BYTES', 104_857_600, 1, Number.MAX_SAFE_INTEGER),
     limits: readLimits(env['RUNLOAD_LIMITS_FILE'], cwd),

@@ -48,7 +48,7 @@ export function buildContainer(config: RunloadConfig, options: ContainerOptions)
     coreModule({ config, teardown: new Teardown(), metrics, clock: options.clock }),
     storageModule({ url: config.databaseUrl, dataDir: config.dataDir }),
     blobStoreModule(config),
-    config.redisUrl ? redisModule(config.redisUrl) : inProcessModule(),
+    config.redisUrl ? redisModule(config.redisUrl, { prefix: config.redisPrefix }) : inProcessModule(),
     options.executor ? executorModule(options.executor, config) : gpuModule({ urls: config.comfyUiUrls, auth: config.comfyUiAuth, probe: options.dispatch }),
     httpModule({
       host: config.host,
