@@ -2,7 +2,8 @@
  * Two failures of hostile use, on three server processes sharing PostgreSQL, Redis and one blob
  * directory: parallel creates spread over the instances cannot get past an account's GPU quota,
  * and an instance killed with SIGKILL just after an upload's body arrived never leaves an asset
- * listed without its bytes; what such kills leave is removed when an instance starts.
+ * listed without its bytes; what such kills leave is removed when an instance starts. And an
+ * instance stopped while an output drips in stops within its bound, another finishing the run.
  */
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
@@ -129,6 +130,43 @@ function uploadBody(url: string, apiKey: string, file: Buffer, sent: () => void)
     expect(parallel.filter((a) => a.status !== 201).map((a) => a.code ?? a.status).filter((c) => c !== 'GPU_QUOTA_EXCEEDED'), 'refusals other than the quota').to.deep.equal([]);
     expect(admitted, 'parallel creates admitted').to.equal(admittedInSequence);
     fake.resume();
+  });
+
+  it('stops an instance within its bound while an output drips in, and another instance stores the run once', async () => {
+    // Earlier runs end first (fast), so the one dripping is this test's.
+    fake.setExecutionMs(100);
+    await waitFor(async () => Number((await db('runs').whereNotIn('status', ['succeeded', 'failed', 'canceled', 'expired']).count({ n: '*' }))[0]?.['n'] ?? 0) === 0, 'the earlier runs to end', { timeoutMs: 120_000, intervalMs: 500 });
+    // Named instances, so the one downloading is known by its lease.
+    await Promise.all(servers.map((s) => s.stop('SIGTERM')));
+    servers = await Promise.all([0, 1, 2].map((n) => startServerProcess({ ...env, RUNLOAD_INSTANCE_ID: `relia-${n}` })));
+    const apiKey = await key('drip', 'ultra');
+    const api = apiClient(servers[0]?.url ?? '', apiKey);
+    fake.setViewDrip(5000);
+    const views = fake.requestCounts.get('GET /view') ?? 0;
+    const created = await api.json<{ run_id: string }>('POST', `/api/v1/apps/${appVersionId}`, { inputs: {} });
+    expect(created.status).to.equal(201);
+    const runId = created.body.run_id;
+    await waitFor(() => (fake.requestCounts.get('GET /view') ?? 0) > views, 'the output download to begin', { timeoutMs: 30_000 });
+    const owner = String((await db('runs').where({ id: runId }).first('lease_owner'))?.['lease_owner']);
+    const index = Number(/^relia-(\d)$/.exec(owner)?.[1] ?? NaN);
+    expect(index, `the run's owner ${owner}`).to.be.within(0, 2);
+    const downloading = servers[index] as ServerProcess;
+    let deadline: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      downloading.stop('SIGTERM'),
+      new Promise<string>((resolve) => (deadline = setTimeout(() => resolve('still running 10 s after SIGTERM'), 10_000))),
+    ]);
+    clearTimeout(deadline);
+    expect(outcome, downloading.stderr()).to.equal(0);
+    fake.setViewDrip(0);
+    const other = apiClient(servers[(index + 1) % 3]?.url ?? '', apiKey);
+    const run = await other.waitFor(runId, ['succeeded', 'failed', 'canceled', 'expired'], 60_000);
+    expect(run['status'], JSON.stringify(run['error'])).to.equal('succeeded');
+    expect(run['outputs'] as unknown[]).to.have.length(1);
+    expect(fake.prompts.filter((p) => p.extra_data['runload_run_id'] === runId), 'sent once').to.have.length(1);
+    const used = (await other.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account')).body.gpu_seconds_used;
+    expect(used, 'charged once').to.be.closeTo((run['metrics'] as { gpu_seconds: number }).gpu_seconds, 0.002);
+    servers[index] = await startServerProcess({ ...env, RUNLOAD_INSTANCE_ID: `relia-${index}` });
   });
 
   it('never lists an asset without its bytes when an instance is killed just after an upload arrives, and a start removes what the kills left', async () => {
