@@ -1,6 +1,7 @@
 /**
  * @runload/core: the domain of runload and its ports. No I/O, no framework.
- * In-memory adapters and contract suites are exported from `@runload/core/testing`.
+ * In-memory adapters are exported from `@runload/core/testing`, the contract suites from
+ * `@runload/core/contract-tests`.
  * @module
  */
 export * from './domain/errors.js';

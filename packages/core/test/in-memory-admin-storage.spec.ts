@@ -1,4 +1,5 @@
-import { createInMemoryPorts, describeAdminQueriesContract, describeAdminTokenRepositoryContract, describeAuditLogContract, InMemoryAdminTokenRepository, InMemoryAuditLog } from '@runload/core/testing';
+import { createInMemoryPorts, InMemoryAdminTokenRepository, InMemoryAuditLog } from '@runload/core/testing';
+import { describeAdminQueriesContract, describeAdminTokenRepositoryContract, describeAuditLogContract } from '@runload/core/contract-tests';
 
 describeAdminTokenRepositoryContract('in-memory', async () => {
   const audit = new InMemoryAuditLog();

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { FollowedRunEvent } from '@runload/core';
-import { describeExecutorContract, IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
+import { IN_MEMORY_BACKEND, InMemoryExecutor } from '@runload/core/testing';
+import { describeExecutorContract } from '@runload/core/contract-tests';
 
 describeExecutorContract('in-memory', async () => {
   const executor = new InMemoryExecutor();

@@ -1,12 +1,5 @@
-import {
-  describeIdempotencyStoreContract,
-  describeStreamSlotsContract,
-  InMemoryStreamSlots,
-  describeWebhookOutboxContract,
-  InMemoryIdempotencyStore,
-  InMemoryRunRepository,
-  InMemoryWebhookOutbox,
-} from '@runload/core/testing';
+import { InMemoryStreamSlots, InMemoryIdempotencyStore, InMemoryRunRepository, InMemoryWebhookOutbox } from '@runload/core/testing';
+import { describeIdempotencyStoreContract, describeStreamSlotsContract, describeWebhookOutboxContract } from '@runload/core/contract-tests';
 
 describeIdempotencyStoreContract('in-memory', async () => {
   const runs = new InMemoryRunRepository();

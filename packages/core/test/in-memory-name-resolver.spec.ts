@@ -1,5 +1,6 @@
 /** The in-memory name resolver against its contract. */
-import { describeNameResolverContract, InMemoryNameResolver } from '@runload/core/testing';
+import { InMemoryNameResolver } from '@runload/core/testing';
+import { describeNameResolverContract } from '@runload/core/contract-tests';
 
 describeNameResolverContract('in-memory', async () => {
   const subject = new InMemoryNameResolver();

@@ -1,5 +1,6 @@
 /** The pool's in-memory adapter against its contract. */
-import { describeBackendRegistryContract, InMemoryAuditLog, InMemoryBackendRegistry } from '@runload/core/testing';
+import { InMemoryAuditLog, InMemoryBackendRegistry } from '@runload/core/testing';
+import { describeBackendRegistryContract } from '@runload/core/contract-tests';
 
 describeBackendRegistryContract('in-memory', async () => {
   const audit = new InMemoryAuditLog();

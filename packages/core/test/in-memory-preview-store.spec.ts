@@ -1,4 +1,5 @@
 import { SystemClock } from '@runload/core';
-import { describePreviewStoreContract, InMemoryPreviewStore } from '@runload/core/testing';
+import { InMemoryPreviewStore } from '@runload/core/testing';
+import { describePreviewStoreContract } from '@runload/core/contract-tests';
 
 describePreviewStoreContract('in memory', async () => ({ store: new InMemoryPreviewStore(new SystemClock()) }), { shared: false });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { describeRateLimiterContract, FakeClock, InMemoryRateLimiter } from '@runload/core/testing';
+import { FakeClock, InMemoryRateLimiter } from '@runload/core/testing';
+import { describeRateLimiterContract } from '@runload/core/contract-tests';
 
 describeRateLimiterContract('in-process', async () => {
   const clock = new FakeClock(Date.UTC(2026, 5, 1, 8, 30, 12, 345));

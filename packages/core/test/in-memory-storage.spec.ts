@@ -1,23 +1,5 @@
-import {
-  describeAccountRepositoryContract,
-  describeApiKeyRepositoryContract,
-  describeAppVersionRepositoryContract,
-  describeAssetRepositoryContract,
-  describeBlobStoreContract,
-  describeGpuLedgerContract,
-  describeRunRepositoryContract,
-  InMemoryAccountRepository,
-  InMemoryApiKeyRepository,
-  InMemoryAppVersionRepository,
-  InMemoryAssetRepository,
-  InMemoryBlobStore,
-  InMemoryGpuLedger,
-  InMemoryMaintenanceLease,
-  describeMaintenanceLeaseContract,
-  describeNamedLocksContract,
-  InProcessNamedLocks,
-  InMemoryRunRepository,
-} from '@runload/core/testing';
+import { InMemoryAccountRepository, InMemoryApiKeyRepository, InMemoryAppVersionRepository, InMemoryAssetRepository, InMemoryBlobStore, InMemoryGpuLedger, InMemoryMaintenanceLease, InProcessNamedLocks, InMemoryRunRepository } from '@runload/core/testing';
+import { describeAccountRepositoryContract, describeApiKeyRepositoryContract, describeAppVersionRepositoryContract, describeAssetRepositoryContract, describeBlobStoreContract, describeGpuLedgerContract, describeRunRepositoryContract, describeMaintenanceLeaseContract, describeNamedLocksContract } from '@runload/core/contract-tests';
 
 describeAccountRepositoryContract('in-memory', async () => ({ subject: new InMemoryAccountRepository() }));
 describeApiKeyRepositoryContract('in-memory', async () => ({ subject: new InMemoryApiKeyRepository() }));

@@ -1,3 +1,4 @@
-import { describeWorkSignalContract, InMemoryWorkSignal } from '@runload/core/testing';
+import { InMemoryWorkSignal } from '@runload/core/testing';
+import { describeWorkSignalContract } from '@runload/core/contract-tests';
 
 describeWorkSignalContract('in-process', async () => ({ signal: new InMemoryWorkSignal() }), { shared: false });

@@ -1,5 +1,6 @@
 import { SystemTimers } from '@runload/core';
-import { FakeClock, ManualTimers, timersContract } from '@runload/core/testing';
+import { FakeClock, ManualTimers } from '@runload/core/testing';
+import { timersContract } from '@runload/core/contract-tests';
 
 timersContract('system (the event loop)', () => ({
   timers: new SystemTimers(),

@@ -61,6 +61,7 @@ export class FakeComfyUI {
   private generation = 0;
   private paused = false;
   private delays = { upload: 0, view: 0 };
+  private viewDripMs = 0;
   private readonly onRequest: ((route: string) => void) | undefined;
   /** Requests per route (`POST /interrupt`) still to be answered 500. */
   private readonly failing = new Map<string, number>();
@@ -120,6 +121,11 @@ export class FakeComfyUI {
   /** Holds `/upload/image` or `/view` answers this long (to stop a client mid-transfer). */
   setDelays(delays: { upload?: number; view?: number }): void {
     this.delays = { ...this.delays, ...delays };
+  }
+
+  /** Sends each whole `/view` answer one byte every `everyMs` after its headers (0, the default: at once). */
+  setViewDrip(everyMs: number): void {
+    this.viewDripMs = everyMs;
   }
 
   /** Answers the next `count` requests of `route` (as `POST /queue`, `POST /interrupt`) 500, doing nothing. */
@@ -205,7 +211,7 @@ export class FakeComfyUI {
       if (path === '/queue') return getQueue(host, res);
       if (path === '/history') return getHistory(host, url, res);
       if (tail('/history/') !== undefined) return getHistoryEntry(host, tail('/history/') as string, res);
-      if (path === '/view') return view(host, url, req, res);
+      if (path === '/view') return view(host, url, req, res, this.viewDripMs);
       if (path === '/system_stats') return systemStats(host, res);
       if (path === '/features') return features(host, res);
       if (path === '/object_info') return objectInfo(host, undefined, res);

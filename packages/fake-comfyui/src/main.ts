@@ -1,7 +1,7 @@
 /**
  * `pnpm fake-comfyui [--port 8188] [--host 127.0.0.1] [--execution-ms 500] [--version 0.3.64]
  * [--checkpoints a.safetensors,b.safetensors] [--preview-method auto|none] [--paused]
- * [--view-delay-ms N] [--log-requests]`: the fake ComfyUI as a process of its own. A
+ * [--view-delay-ms N] [--view-drip-ms N] [--log-requests]`: the fake ComfyUI as a process of its own. A
  * failure to start (a taken port, a bad option) is one line on stderr and exit code 1 (2 for
  * usage), never a stack.
  * @module
@@ -24,6 +24,7 @@ options:
   --preview-method M   auto (default: samplers send a preview at each step) or none
   --paused             accept prompts but run none (they stay queued)
   --view-delay-ms N    hold each /view answer this long
+  --view-drip-ms N     send each /view answer one byte every N ms
   --log-requests       print "request METHOD /path" on stdout as each request arrives
   -h, --help           this text
 
@@ -50,6 +51,7 @@ function parseOptions() {
         'preview-method': { type: 'string' },
         paused: { type: 'boolean' },
         'view-delay-ms': { type: 'string' },
+        'view-drip-ms': { type: 'string' },
         'log-requests': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -93,6 +95,7 @@ const fake = await startFakeComfyUI({
 });
 if (values.paused) fake.pause();
 fake.setDelays({ view: whole('view-delay-ms', values['view-delay-ms'], 0, 3_600_000) });
+fake.setViewDrip(whole('view-drip-ms', values['view-drip-ms'], 0, 3_600_000));
 process.stdout.write(`listening on ${fake.url}\n`);
 const stop = () => void fake.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);

@@ -265,17 +265,18 @@ export class ComfyUiBackend {
     return this.followers.follow(runId, listener);
   }
 
-  async fetchOutput(ref: OutputRef): Promise<FetchedOutput> {
+  /** `signal` aborts the download wherever it is (its headers awaited or its bytes read). */
+  async fetchOutput(ref: OutputRef, signal?: AbortSignal): Promise<FetchedOutput> {
     const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
     const path = `/view?${query.toString()}`;
     // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch again.
-    let first: StreamedResponse | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS);
+    let first: StreamedResponse | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS, signal);
     const contentType = outputContentType(ref.filename, first.contentType);
     return {
       filename: ref.filename,
       contentType,
       open: async () => {
-        const res = first ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS));
+        const res = first ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS, signal));
         first = null;
         return res.body;
       },

@@ -166,8 +166,8 @@ export class ComfyUiExecutor implements Executor {
     return member.backend.follow(runId, listener);
   }
 
-  async fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput> {
-    return this.backend(backendId).fetchOutput(ref);
+  async fetchOutput(backendId: string, ref: OutputRef, options: { readonly signal?: AbortSignal } = {}): Promise<FetchedOutput> {
+    return this.backend(backendId).fetchOutput(ref, options.signal);
   }
 
   async cancel(backendId: string, runId: string): Promise<void> {

@@ -128,12 +128,13 @@ export class ComfyUiHttp {
   /**
    * A streamed GET (downloads): the answer, its body not yet read. The exchange fails after
    * `timeoutMs` in all, or once nothing moved for `idleMs` (a server that stopped answering must
-   * not hold a run's outcome, and a stopping server, for the whole of `timeoutMs`).
+   * not hold a run's outcome, and a stopping server, for the whole of `timeoutMs`), or as soon as
+   * `signal` aborts (a stopping runload does not wait for a slow but moving download).
    */
-  async stream(path: string, timeoutMs: number, idleMs?: number): Promise<StreamedResponse> {
+  async stream(path: string, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<StreamedResponse> {
     let res: IncomingMessage;
     try {
-      res = await this.send('GET', path, undefined, timeoutMs, idleMs);
+      res = await this.send('GET', path, undefined, timeoutMs, idleMs, signal);
     } catch (error) {
       throw this.unreachable(`GET ${short(path)}`, error);
     }
@@ -150,19 +151,19 @@ export class ComfyUiHttp {
   }
 
   /** Sends the request; resolves with the answer once its headers came. */
-  private async send(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number): Promise<IncomingMessage> {
+  private async send(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<IncomingMessage> {
     try {
-      return await this.sendOnce(method, path, body, timeoutMs, idleMs);
+      return await this.sendOnce(method, path, body, timeoutMs, idleMs, signal);
     } catch (error) {
       // A kept connection the server closed as it was reused: the request never reached it.
       if (method === 'GET' && (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
-        return this.sendOnce(method, path, body, timeoutMs, idleMs);
+        return this.sendOnce(method, path, body, timeoutMs, idleMs, signal);
       }
       throw error;
     }
   }
 
-  private sendOnce(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number): Promise<IncomingMessage> {
+  private sendOnce(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<IncomingMessage> {
     const headers: Record<string, string | number> = authHeaders(this.auth);
     let payload: string | Readable | null = null;
     if (body instanceof StreamedBody) {
@@ -176,7 +177,7 @@ export class ComfyUiHttp {
     return new Promise((resolve, reject) => {
       // The timeout covers the whole exchange, the body's bytes included, as fetch's signal did.
       let answer: IncomingMessage | null = null;
-      const req = this.transport.request(`${this.baseUrl}${path}`, { method, headers, agent: this.agent, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+      const req = this.transport.request(`${this.baseUrl}${path}`, { method, headers, agent: this.agent, signal: bounded(timeoutMs, signal) }, (res) => {
         answer = res;
         resolve(res);
       });
@@ -206,4 +207,10 @@ export class ComfyUiHttp {
 /** Paths carry file names, which can carry a run's inputs: messages and logs keep only their start. */
 function short(path: string): string {
   return path.length > 200 ? `${path.slice(0, 200)}…(${path.length} characters)` : path;
+}
+
+/** The whole exchange's bound: `timeoutMs`, or sooner when the caller's signal aborts. */
+function bounded(timeoutMs: number, signal: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal ? AbortSignal.any([timeout, signal]) : timeout;
 }

@@ -1,7 +1,8 @@
 /** Node's DNS resolver against the NameResolver contract, on a DNS server on loopback. */
 import { expect } from 'chai';
 import { DnsDiscovery, ManageBackends, PoolFollower } from '@runload/core';
-import { createInMemoryPorts, describeNameResolverContract, FakeClock, ManualTimers } from '@runload/core/testing';
+import { createInMemoryPorts, FakeClock, ManualTimers } from '@runload/core/testing';
+import { describeNameResolverContract } from '@runload/core/contract-tests';
 import { DnsNameResolver } from '@runload/gpu-adapter';
 import { startDnsTestServer } from './dns-test-server.js';
 

@@ -1,4 +1,5 @@
-import { describeExecutorContract, waitFor } from '@runload/core/testing';
+import { waitFor } from '@runload/core/testing';
+import { describeExecutorContract } from '@runload/core/contract-tests';
 import { makePng, startFakeComfyUI, type FakeVersion } from '@runload/fake-comfyui';
 import { ComfyUiExecutor } from '@runload/gpu-adapter';
 

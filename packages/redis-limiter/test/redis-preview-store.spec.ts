@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { describePreviewStoreContract } from '@runload/core/testing';
+import { describePreviewStoreContract } from '@runload/core/contract-tests';
 import { RedisPreviewStore } from '@runload/redis-limiter';
 import { dropPrefix, redisUrl } from './redis.js';
 

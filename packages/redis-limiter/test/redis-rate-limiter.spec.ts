@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { WindowSpec } from '@runload/core';
-import { describeRateLimiterContract, FakeClock, InMemoryRateLimiter, waitFor } from '@runload/core/testing';
+import { FakeClock, InMemoryRateLimiter, waitFor } from '@runload/core/testing';
+import { describeRateLimiterContract } from '@runload/core/contract-tests';
 import { createRedisClient, FailoverRateLimiter, RedisRateLimiter } from '@runload/redis-limiter';
 import { dropPrefix, redisNowMs, redisUrl } from './redis.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { describeWorkSignalContract } from '@runload/core/testing';
+import { describeWorkSignalContract } from '@runload/core/contract-tests';
 import { createRedisClient, RedisWorkSignal } from '@runload/redis-limiter';
 import { redisUrl } from './redis.js';
 

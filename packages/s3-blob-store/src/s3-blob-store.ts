@@ -17,15 +17,18 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobStore, ByteRange, StagedBlob } from '@runload/core';
 import type { S3BlobStoreOptions } from './blob-url.js';
 import { HashingSource } from './hashing-source.js';
+import { uploadBounded } from './bounded-multipart-upload.js';
 import { createBLAKE3 } from 'hash-wasm';
 
-/** Size of one multipart part, and parts in flight at once: at most their product is buffered. */
+/**
+ * Size of one multipart part (S3's smallest), and parts sent at once: an upload buffers at most
+ * one more part than that, 20 MiB, whatever its size.
+ */
 const PART_BYTES = 5 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 4;
+const PARTS_IN_FLIGHT = 3;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 export function createS3Client(options: S3BlobStoreOptions): S3Client {
@@ -53,15 +56,8 @@ export class S3BlobStore implements BlobStore {
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const tempKey = `${this.root}staging/${randomUUID()}`;
     const hashing = new HashingSource(source, options.maxBytes, await createBLAKE3());
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: tempKey, Body: Readable.from(hashing.chunks(), { objectMode: false }) },
-      partSize: PART_BYTES,
-      queueSize: PARTS_IN_FLIGHT,
-      leavePartsOnError: false,
-    });
     try {
-      await upload.done();
+      await uploadBounded(this.client, this.bucket, tempKey, hashing.chunks(), { partBytes: PART_BYTES, inFlight: PARTS_IN_FLIGHT });
     } catch (error) {
       await this.deleteKey(tempKey).catch(() => undefined);
       throw hashing.sourceError ?? error;

@@ -3,7 +3,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { describeBlobStoreContract } from '@runload/core/testing';
+import { describeBlobStoreContract } from '@runload/core/contract-tests';
 import { s3BlobStoreFromEnv, s3OptionsFromEnv, S3BlobStore, createS3Client } from '@runload/s3-blob-store';
 import { startTestS3Server, type TestS3Server } from './s3-test-server.js';
 

@@ -1,23 +1,6 @@
 /** Every storage port contract on the knex adapters: SQLite always, PostgreSQL with RUNLOAD_TEST_PG_URL. */
 import type { Knex } from 'knex';
-import {
-  describeAccountRepositoryContract,
-  describeApiKeyRepositoryContract,
-  describeAppVersionRepositoryContract,
-  describeAssetRepositoryContract,
-  describeBackendRegistryContract,
-  describeMaintenanceLeaseContract,
-  describeNamedLocksContract,
-  describeGpuLedgerContract,
-  describeIdempotencyStoreContract,
-  describeStreamSlotsContract,
-  describeRunRepositoryContract,
-  describeWebhookOutboxContract,
-  STORAGE_CONTRACT_PARENTS,
-  describeAdminTokenRepositoryContract,
-  describeAuditLogContract,
-  describeAdminQueriesContract,
-} from '@runload/core/testing';
+import { describeAccountRepositoryContract, describeApiKeyRepositoryContract, describeAppVersionRepositoryContract, describeAssetRepositoryContract, describeBackendRegistryContract, describeMaintenanceLeaseContract, describeNamedLocksContract, describeGpuLedgerContract, describeIdempotencyStoreContract, describeStreamSlotsContract, describeRunRepositoryContract, describeWebhookOutboxContract, STORAGE_CONTRACT_PARENTS, describeAdminTokenRepositoryContract, describeAuditLogContract, describeAdminQueriesContract } from '@runload/core/contract-tests';
 import {
   KnexAccountRepository,
   KnexApiKeyRepository,

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { CoreError } from '@runload/core';
-import { describeBlobStoreContract } from '@runload/core/testing';
+import { describeBlobStoreContract } from '@runload/core/contract-tests';
 import { LocalBlobStore } from '@runload/storage-adapter';
 
 async function* oneChunk(bytes: Buffer): AsyncIterable<Uint8Array> {

@@ -42,3 +42,25 @@ describe('a SQLite database locked by another process past the busy timeout', fu
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('a SQLite database whose disk is full', function () {
+  this.timeout(15_000);
+  it('answers STORAGE_UNAVAILABLE (try again), writes nothing, and writes once space returns', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runload-db-full-'));
+    const db = openDatabase({ dataDir: dir, poolMax: 1 });
+    await migrate(db);
+    // The file may not grow past its current pages: SQLite fails the write with SQLITE_FULL, as on a full disk.
+    const pages = Number((await db.raw('PRAGMA page_count'))[0]?.['page_count']);
+    await db.raw(`PRAGMA max_page_count = ${pages}`);
+    const accounts = new KnexAccountRepository(db);
+    const account = { id: '00000000-0000-4000-8000-000000000002', name: 'x'.repeat(20_000), tier: 'starter', status: 'active', createdAt: new Date() } as const;
+    const error = await accounts.create(account).catch((e: unknown) => e);
+    expect(CoreError.hasCode(error, 'STORAGE_UNAVAILABLE'), String(error)).to.equal(true);
+    expect(await accounts.get(account.id)).to.equal(null);
+    await db.raw('PRAGMA max_page_count = 1073741823');
+    await accounts.create(account);
+    expect((await accounts.get(account.id))?.tier).to.equal('starter');
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -187,10 +187,11 @@ export interface Executor {
   follow(backendId: string, runId: string, listener: (event: FollowedRunEvent) => void): () => void;
   /**
    * An output file of a finished run: its name, its content type (from its extension, else the
-   * backend's header) and a way to stream its bytes.
+   * backend's header) and a way to stream its bytes. `signal` aborts the download, at any point
+   * of it (a stopping dispatcher leaves the outcome to the next owner rather than wait for it).
    * @throws CoreError SERVICE_UNAVAILABLE when the backend cannot be reached or no longer has the file
    */
-  fetchOutput(backendId: string, ref: OutputRef): Promise<FetchedOutput>;
+  fetchOutput(backendId: string, ref: OutputRef, options?: { readonly signal?: AbortSignal }): Promise<FetchedOutput>;
   /**
    * Removes the run from the backend's queue, or interrupts it if it is running there (only that
    * run: never another prompt). A run the backend no longer has is left alone. The outcome is

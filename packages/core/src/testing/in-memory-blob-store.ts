@@ -1,9 +1,23 @@
 import { createHash } from 'node:crypto';
-import { createBLAKE3 } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 import { CoreError } from '../domain/errors.js';
 import type { BlobStore, ByteRange, StagedBlob } from '../ports/blob-store.js';
 
 const HEAD_BYTES = 4100;
+
+/**
+ * A BLAKE3 hasher from hash-wasm, loaded when bytes are first stored: hash-wasm is an optional
+ * peer, so an embedding that stores no bytes in memory runs without it.
+ */
+async function blake3Hasher(): Promise<IHasher> {
+  let hashWasm: typeof import('hash-wasm');
+  try {
+    hashWasm = await import('hash-wasm');
+  } catch (error) {
+    throw new Error('The in-memory blob store needs the hash-wasm package to store bytes: install it (npm install hash-wasm)', { cause: error });
+  }
+  return hashWasm.createBLAKE3();
+}
 
 /** Blobs in memory, keyed by SHA-256. For tests and embedding with small files. */
 export class InMemoryBlobStore implements BlobStore {
@@ -13,7 +27,7 @@ export class InMemoryBlobStore implements BlobStore {
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const hash = createHash('sha256');
-    const b3 = await createBLAKE3();
+    const b3 = await blake3Hasher();
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of source) {
@@ -58,7 +72,7 @@ export class InMemoryBlobStore implements BlobStore {
   async blake3Of(sha256: string): Promise<string | null> {
     const bytes = this.blobs.get(sha256);
     if (!bytes) return null;
-    const b3 = await createBLAKE3();
+    const b3 = await blake3Hasher();
     return b3.update(bytes).digest('hex');
   }
 

@@ -1,4 +1,4 @@
-/** Storage test kit: the in-memory storage adapters and one contract suite per storage port. */
+/** Storage test kit: the in-memory storage adapters (their contract suites are in `@runload/core/contract-tests`). */
 export * from './in-memory-account-repository.js';
 export * from './in-memory-api-key-repository.js';
 export * from './in-memory-app-version-repository.js';
@@ -7,29 +7,13 @@ export * from './in-memory-run-repository.js';
 export * from './in-memory-gpu-ledger.js';
 export * from './in-memory-blob-store.js';
 export * from './in-memory-maintenance-lease.js';
-export { describeMaintenanceLeaseContract } from './maintenance-lease.contract.js';
-export { describeAccountRepositoryContract } from './account-repository.contract.js';
-export { describeApiKeyRepositoryContract } from './api-key-repository.contract.js';
-export { describeAppVersionRepositoryContract } from './app-version-repository.contract.js';
-export { describeAssetRepositoryContract } from './asset-repository.contract.js';
-export { describeRunRepositoryContract, aContractRun, STORAGE_CONTRACT_PARENTS } from './run-repository.contract.js';
-export { describeGpuLedgerContract } from './gpu-ledger.contract.js';
-export { describeBlobStoreContract } from './blob-store.contract.js';
 export * from './in-memory-idempotency-store.js';
 export * from './in-memory-webhook-outbox.js';
 export * from './in-memory-webhook-secrets.js';
-export { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
-export { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
 export * from './in-memory-stream-slots.js';
-export { describeStreamSlotsContract } from './stream-slots.contract.js';
 // The pool as data.
 export * from './in-memory-backend-registry.js';
-export { describeBackendRegistryContract } from './backend-registry.contract.js';
 export * from './in-memory-name-resolver.js';
-export { describeNameResolverContract, type NameResolverFixture } from './name-resolver.contract.js';
 export * from './in-memory-audit-log.js';
 export * from './in-memory-admin-token-repository.js';
-export { describeAdminTokenRepositoryContract, describeAuditLogContract } from './admin-token-repository.contract.js';
 export * from './in-memory-usage-repository.js';
-export { describeAdminQueriesContract } from './admin-queries.contract.js';
-export { describeNamedLocksContract } from './named-locks.contract.js';

@@ -28,6 +28,8 @@ export class Dispatcher {
   private readonly leases: LeaseKeeper;
   private unsubscribe: (() => void) | null = null;
   private stopping = false;
+  /** Aborted by `stop`: downloads in flight give up rather than hold the stop. */
+  private readonly stopSignal = new AbortController();
 
   constructor(
     private readonly deps: DispatcherDeps,
@@ -41,6 +43,7 @@ export class Dispatcher {
       wake: () => this.wake(),
       failoverPossible: () => this.claims.noteFailover(),
       leaseUntil: () => new Date(deps.clock.nowMs() + options.leaseMs),
+      stopping: this.stopSignal.signal,
     };
     this.followed = new FollowedRuns();
     this.claims = new ClaimLoop(ctx, this.followed);
@@ -58,9 +61,14 @@ export class Dispatcher {
     this.wake();
   }
 
-  /** Stops claiming, lets in-flight work finish, and releases the leases. */
+  /**
+   * Stops claiming, lets in-flight work finish, and releases the leases. An output's download in
+   * flight is aborted (it may take minutes): nothing of it is kept, and the run's outcome is
+   * stored by whoever owns the run next (this owner restarted, or another instance).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopSignal.abort(new Error('the dispatcher is stopping'));
     this.unsubscribe?.();
     this.sweeper.stop();
     this.leases.stop();

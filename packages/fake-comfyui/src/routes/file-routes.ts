@@ -26,7 +26,12 @@ function normalSubfolder(subfolder: string): string | null {
   return normal === '.' ? '' : normal.replace(/\/$/, '');
 }
 
-export function view(host: FakeHost, url: URL, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * `/view`: a file as ComfyUI serves it (ranges included). With `dripMs` above 0, a whole file's
+ * answer sends its headers at once and then one byte every `dripMs` (a server that is never idle
+ * for long, yet takes minutes per file).
+ */
+export function view(host: FakeHost, url: URL, req: IncomingMessage, res: ServerResponse, dripMs = 0): void {
   let filename = url.searchParams.get('filename');
   if (filename === null) return sendEmpty(res, 404);
   let type = url.searchParams.get('type') || 'output';
@@ -56,7 +61,21 @@ export function view(host: FakeHost, url: URL, req: IncomingMessage, res: Server
     return void res.end(bytes.subarray(start, end + 1));
   }
   res.writeHead(200, { ...headers, 'content-length': bytes.length });
+  if (dripMs > 0) return drip(res, bytes, dripMs);
   res.end(bytes);
+}
+
+function drip(res: ServerResponse, bytes: Buffer, everyMs: number): void {
+  let sent = 0;
+  const timer = setInterval(() => {
+    res.write(bytes.subarray(sent, sent + 1));
+    sent += 1;
+    if (sent >= bytes.length) {
+      clearInterval(timer);
+      res.end();
+    }
+  }, everyMs);
+  res.once('close', () => clearInterval(timer));
 }
 
 export async function upload(host: FakeHost, req: IncomingMessage, res: ServerResponse): Promise<void> {

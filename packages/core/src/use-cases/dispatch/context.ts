@@ -65,6 +65,11 @@ export interface DispatchContext {
   /** A run may be failing over: the claim loop looks for those first. */
   failoverPossible(): void;
   leaseUntil(): Date;
+  /**
+   * Aborted when the dispatcher stops: work that may take minutes (an output's download) gives
+   * up at once, and the run's outcome is stored by its next owner.
+   */
+  readonly stopping: AbortSignal;
 }
 
 export function describeError(error: unknown): string {

@@ -183,7 +183,7 @@ export class FollowedRun {
         deps.runs.get(this.runId),
         Promise.all(
           result.outputs.map(async (ref) => {
-            const fetched = await deps.executor.fetchOutput(this.backendId, ref);
+            const fetched = await deps.executor.fetchOutput(this.backendId, ref, { signal: this.ctx.stopping });
             return { nodeId: ref.nodeId, filename: fetched.filename, contentType: fetched.contentType, open: () => fetched.open() };
           }),
         ),

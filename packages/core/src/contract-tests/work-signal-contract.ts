@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import type { RunChange } from '../domain/run-change.js';
 import type { WorkSignal } from '../ports/work-signal.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../testing/wait-for.js';
 
 export interface WorkSignalFixture {
   readonly signal: WorkSignal;

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Preview, PreviewStore } from '../ports/preview-store.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../testing/wait-for.js';
 
 export interface PreviewStoreFixture {
   readonly store: PreviewStore;
