@@ -4,13 +4,12 @@
  * bytes uploaded through one are found by their hash through another.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Comfy, type ComfyEvent } from '@comfyorg/sdk';
-import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -21,21 +20,19 @@ const BLUR = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/im
 (pgUrl && redisUrl ? describe : describe.skip)('the official Comfy SDK against three instances on PostgreSQL and Redis', function () {
   this.timeout(180_000);
   const data = tempDataDir();
-  const dbName = `runload_v2_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let scratch: ScratchDatabase | undefined;
   let fake: FakeComfyUI;
   let servers: ServerProcess[] = [];
   let apiKey: string;
   let imagePath: string;
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 'v2');
+    const url = scratch.url;
     fake = await startFakeComfyUI({ executionMs: 600 });
     const env = {
       RUNLOAD_DATA_DIR: data.dir,
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: fake.url,
       RUNLOAD_LOG_LEVEL: 'silent',
@@ -51,8 +48,7 @@ const BLUR = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/im
   after(async () => {
     await Promise.all(servers.map((s) => s.stop('SIGTERM')));
     await fake?.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     data.remove();
     delete process.env['COMFY_BASE_URL'];
   });

@@ -4,13 +4,13 @@
  * made on one instance seen on another's event stream within a second.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
 import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -20,8 +20,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
 (pgUrl && redisUrl ? describe : describe.skip)('integrations on three instances (PostgreSQL, Redis)', function () {
   this.timeout(180_000);
   const data = tempDataDir();
-  const dbName = `runload_integ_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let scratch: ScratchDatabase | undefined;
   let db: ReturnType<typeof openDatabase>;
   let fake: FakeComfyUI;
   let servers: ServerProcess[] = [];
@@ -30,14 +29,13 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
   let receiver: WebhookReceiver;
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 'integ');
+    const url = scratch.url;
     fake = await startFakeComfyUI({ executionMs: 20 });
     receiver = await startWebhookReceiver();
     const env = {
       RUNLOAD_DATA_DIR: data.dir,
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: fake.url,
       RUNLOAD_DISPATCH_DEPTH: '4',
@@ -49,7 +47,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
     key = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
     appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
     servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
-    db = openDatabase({ url: url.toString(), dataDir: data.dir });
+    db = openDatabase({ url: url, dataDir: data.dir });
   });
 
   after(async () => {
@@ -57,8 +55,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
     await receiver?.close();
     await fake?.close();
     await db?.destroy();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     data.remove();
   });
 

@@ -4,12 +4,11 @@
  * of a killed instance are finished by the others.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 import { waitFor } from '@runload/core/testing';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -19,8 +18,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
 (pgUrl && redisUrl ? describe : describe.skip)('many instances on PostgreSQL and Redis', function () {
   this.timeout(180_000);
   const data = tempDataDir();
-  const dbName = `runload_e2e_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let scratch: ScratchDatabase | undefined;
   let fakes: FakeComfyUI[] = [];
   let servers: ServerProcess[] = [];
   let env: Record<string, string>;
@@ -30,13 +28,12 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
   let appVersionId: string;
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 'e2e');
+    const url = scratch.url;
     fakes = [await startFakeComfyUI({ executionMs: 40 }), await startFakeComfyUI({ executionMs: 40 })];
     env = {
       RUNLOAD_DATA_DIR: data.dir,
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: fakes.map((f) => f.url).join(','),
       RUNLOAD_LEASE_SECONDS: '5',
@@ -56,8 +53,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
   after(async () => {
     await Promise.all(servers.map((s) => s.stop('SIGTERM')));
     for (const f of fakes) await f.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     data.remove();
   });
 

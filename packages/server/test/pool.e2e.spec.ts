@@ -4,14 +4,13 @@
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { waitFor } from '@runload/core/testing';
 import { apiClient, type ApiClient } from './client.js';
 import { cli, cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -42,8 +41,7 @@ type Backend = { backend_id: string; url: string; state: string; held: number; l
 (pgUrl && redisUrl ? describe : describe.skip)('the pool as data across three instances on PostgreSQL and Redis', function () {
   this.timeout(120_000);
   const data = tempDataDir();
-  const dbName = `runload_pool_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let scratch: ScratchDatabase | undefined;
   let a: FakeComfyUI;
   let c: FakeComfyUI;
   let b: { url: string; child: ChildProcess };
@@ -62,9 +60,8 @@ type Backend = { backend_id: string; url: string; state: string; held: number; l
   const runIdsOn = (fake: { prompts: readonly { extra_data: Record<string, unknown> }[] }) => fake.prompts.map((p) => String(p.extra_data['runload_run_id']));
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 'pool');
+    const url = scratch.url;
     a = await startFakeComfyUI({ executionMs: 300 });
     c = await startFakeComfyUI({ executionMs: 300 });
     b = await fakeProcess(2500);
@@ -74,7 +71,7 @@ type Backend = { backend_id: string; url: string; state: string; held: number; l
     env = {
       RUNLOAD_LIMITS_FILE: limitsFile,
       RUNLOAD_DATA_DIR: data.dir,
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: a.url,
       RUNLOAD_LEASE_SECONDS: '4',
@@ -94,8 +91,7 @@ type Backend = { backend_id: string; url: string; state: string; held: number; l
     if (b.child.exitCode === null) b.child.kill('SIGKILL');
     await a.close();
     await c.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     data.remove();
   });
 

@@ -5,14 +5,13 @@
  * each stream throttled.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { RunloadClient, type RunPreviewEvent } from '@runload/client';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -184,20 +183,18 @@ describe('live previews, end to end', function () {
 
   (pgUrl && redisUrl ? describe : describe.skip)('two instances on PostgreSQL and Redis', () => {
     const data = tempDataDir();
-    const dbName = `runload_previews_${randomBytes(4).toString('hex')}`;
-    const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+    let scratch: ScratchDatabase | undefined;
     let fake: FakeComfyUI;
     let servers: ServerProcess[] = [];
     let w: Awaited<ReturnType<typeof setUp>>;
     before(async () => {
-      await admin.raw(`CREATE DATABASE ${dbName}`);
-      const url = new URL(pgUrl ?? '');
-      url.pathname = `/${dbName}`;
+      scratch = await createScratchDatabase(pgUrl ?? '', 'previews');
+      const url = scratch.url;
       // The sampler (one of seven nodes) runs 1.5 s: long enough for each stream to tell of more than one preview.
       fake = await startFakeComfyUI({ executionMs: 10_500, progressSteps: 60 });
       const env = {
         RUNLOAD_DATA_DIR: data.dir,
-        RUNLOAD_DATABASE_URL: url.toString(),
+        RUNLOAD_DATABASE_URL: url,
         RUNLOAD_REDIS_URL: `${redisUrl}`,
         RUNLOAD_COMFYUI_URLS: fake.url,
         RUNLOAD_LOG_LEVEL: 'silent',
@@ -209,8 +206,7 @@ describe('live previews, end to end', function () {
     after(async () => {
       await Promise.all(servers.map((s) => s.stop('SIGTERM')));
       await fake.close();
-      await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.destroy();
+      await scratch?.drop();
       data.remove();
     });
 

@@ -15,6 +15,7 @@ import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { waitFor } from '@runload/core/testing';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -60,8 +61,7 @@ function uploadBody(url: string, apiKey: string, file: Buffer, sent: () => void)
 (pgUrl && redisUrl ? describe : describe.skip)('hostile use on three instances (PostgreSQL and Redis)', function () {
   this.timeout(300_000);
   const data = tempDataDir();
-  const dbName = `runload_relia_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let scratch: ScratchDatabase | undefined;
   let db: ReturnType<typeof openDatabase>;
   let fake: FakeComfyUI;
   let servers: ServerProcess[] = [];
@@ -74,16 +74,15 @@ function uploadBody(url: string, apiKey: string, file: Buffer, sent: () => void)
   }
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
-    db = openDatabase({ url: url.toString(), dataDir: data.dir });
+    scratch = await createScratchDatabase(pgUrl ?? '', 'relia');
+    const url = scratch.url;
+    db = openDatabase({ url: url, dataDir: data.dir });
     fake = await startFakeComfyUI({ executionMs: 3000 });
     const limitsFile = path.join(data.dir, 'limits.json');
     writeFileSync(limitsFile, JSON.stringify({ tiers: { starter: { gpu_seconds_per_month: 10, runs_per_minute: 1000, runs_per_hour: 1000 } } }));
     env = {
       RUNLOAD_DATA_DIR: data.dir,
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: fake.url,
       RUNLOAD_LIMITS_FILE: limitsFile,
@@ -99,8 +98,7 @@ function uploadBody(url: string, apiKey: string, file: Buffer, sent: () => void)
     await Promise.all(servers.map((s) => s.stop('SIGTERM')));
     await fake.close();
     await db?.destroy();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     data.remove();
   });
 

@@ -4,13 +4,12 @@
  * removed from the bucket; the same bytes uploaded again and again while sweeps run stay readable.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makePng } from '@runload/fake-comfyui';
-import { openDatabase } from '@runload/storage-adapter';
 import { apiClient, type ApiClient } from './client.js';
 import { cliJson, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 import { startTestS3Server, type TestS3Server } from '../../s3-blob-store/test/s3-test-server.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -27,17 +26,15 @@ function objectsHolding(dir: string, bytes: Buffer): number {
 (pgUrl ? describe : describe.skip)('retention with a short life, on an S3-compatible server and two instances', function () {
   this.timeout(120_000);
   const data = [tempDataDir(), tempDataDir()];
-  const dbName = `runload_ret_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data[0]?.dir ?? '' });
+  let scratch: ScratchDatabase | undefined;
   let s3: TestS3Server;
   let servers: ServerProcess[] = [];
   let api: ApiClient[] = [];
   let key: string;
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 'ret');
+    const url = scratch.url;
     s3 = await startTestS3Server();
     const limitsFile = path.join(data[0]?.dir ?? '', 'limits.json');
     writeFileSync(limitsFile, JSON.stringify({ retention: { uploads_days: RETENTION_SECONDS / 86_400, outputs_days: null } }));
@@ -45,7 +42,7 @@ function objectsHolding(dir: string, bytes: Buffer): number {
       ...s3.env,
       RUNLOAD_BLOB_URL: `s3://${s3.bucket}/ret`,
       RUNLOAD_DATA_DIR: data[i]?.dir ?? '',
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_COMFYUI_URLS: '',
       RUNLOAD_LIMITS_FILE: limitsFile,
       RUNLOAD_SWEEP_SECONDS: '1',
@@ -61,8 +58,7 @@ function objectsHolding(dir: string, bytes: Buffer): number {
   after(async () => {
     await Promise.all(servers.map((s) => s.stop('SIGTERM')));
     await s3?.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     for (const d of data) d.remove();
   });
 

@@ -7,10 +7,10 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient, type ApiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 import { startTestS3Server, type TestS3Server } from '../../s3-blob-store/test/s3-test-server.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -26,8 +26,7 @@ function filesUnder(dir: string): string[] {
 (pgUrl ? describe : describe.skip)('blobs on an S3-compatible server, three instances without a shared directory', function () {
   this.timeout(120_000);
   const dataDirs = [tempDataDir(), tempDataDir(), tempDataDir()];
-  const dbName = `runload_s3_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: dataDirs[0]?.dir ?? '' });
+  let scratch: ScratchDatabase | undefined;
   let s3: TestS3Server;
   let fake: FakeComfyUI;
   let servers: ServerProcess[] = [];
@@ -36,16 +35,15 @@ function filesUnder(dir: string): string[] {
   let key: string;
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 's3');
+    const url = scratch.url;
     s3 = await startTestS3Server();
     fake = await startFakeComfyUI({ executionMs: 20 });
     const envFor = (i: number) => ({
       ...s3.env,
       RUNLOAD_BLOB_URL: `s3://${s3.bucket}/runload`,
       RUNLOAD_DATA_DIR: dataDirs[i]?.dir ?? '',
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_COMFYUI_URLS: fake.url,
       RUNLOAD_LOG_LEVEL: 'silent',
     });
@@ -61,8 +59,7 @@ function filesUnder(dir: string): string[] {
     await Promise.all(servers.map((s) => s.stop('SIGTERM')));
     await fake?.close();
     await s3?.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     for (const d of dataDirs) d.remove();
   });
 

@@ -4,12 +4,11 @@
  * whichever instance dispatched it, each within a second of the change.
  */
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { openDatabase } from '@runload/storage-adapter';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
 import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
 const redisUrl = process.env['RUNLOAD_TEST_REDIS_URL'];
@@ -48,22 +47,20 @@ const distinct = (seen: readonly Seen[]) => seen.map((s) => s.status).filter((s,
 (pgUrl && redisUrl ? describe : describe.skip)('every status of a sub-second run on the event streams of two instances (PostgreSQL, Redis)', function () {
   this.timeout(180_000);
   const data = tempDataDir();
-  const dbName = `runload_streams_${randomBytes(4).toString('hex')}`;
-  const admin = openDatabase({ url: pgUrl ?? null, dataDir: data.dir });
+  let scratch: ScratchDatabase | undefined;
   let fake: FakeComfyUI;
   let servers: ServerProcess[] = [];
   let key: string;
   let appVersionId: string;
 
   before(async () => {
-    await admin.raw(`CREATE DATABASE ${dbName}`);
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${dbName}`;
+    scratch = await createScratchDatabase(pgUrl ?? '', 'streams');
+    const url = scratch.url;
     // A run executes in about 30 ms: far less than any periodic read of the storage.
     fake = await startFakeComfyUI({ executionMs: 30 });
     const env = {
       RUNLOAD_DATA_DIR: data.dir,
-      RUNLOAD_DATABASE_URL: url.toString(),
+      RUNLOAD_DATABASE_URL: url,
       RUNLOAD_REDIS_URL: `${redisUrl}`,
       RUNLOAD_COMFYUI_URLS: fake.url,
       RUNLOAD_LOG_LEVEL: 'silent',
@@ -78,8 +75,7 @@ const distinct = (seen: readonly Seen[]) => seen.map((s) => s.status).filter((s,
   after(async () => {
     await Promise.all(servers.map((s) => s.stop('SIGTERM')));
     await fake?.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await scratch?.drop();
     data.remove();
   });
 
