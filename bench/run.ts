@@ -10,13 +10,14 @@ import { parseArgs } from 'node:util';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { buildServer, machine, ROOT } from './harness.js';
 import { benchDispatch } from './dispatch-overhead.js';
+import { benchPool } from './dispatch-pool.js';
 import { benchScale } from './data-scale.js';
 import { benchHttpPaths } from './http-paths.js';
 import { benchIntegrations } from './integrations.js';
 import { benchS3Upload } from './s3-upload.js';
 import { benchPreviews } from './previews.js';
 
-const SECTION_NAMES = ['http', 'dispatch', 'scale', 'integrations', 's3-upload', 'previews'] as const;
+const SECTION_NAMES = ['http', 'dispatch', 'pool', 'scale', 'integrations', 's3-upload', 'previews'] as const;
 
 const USAGE = `usage: pnpm bench [options]
 
@@ -71,6 +72,7 @@ type Section = (fakeUrl: string) => Promise<void>;
 const SECTIONS: Record<(typeof SECTION_NAMES)[number], Section> = {
   http: (fakeUrl) => benchHttpPaths({ quick, say, fakeUrl }),
   dispatch: () => benchDispatch({ quick, say }),
+  pool: () => benchPool({ quick, say }),
   scale: (fakeUrl) => benchScale({ quick, say, fakeUrl }),
   integrations: () => benchIntegrations({ quick, say }),
   's3-upload': (fakeUrl) => benchS3Upload({ quick, say, fakeUrl }),
