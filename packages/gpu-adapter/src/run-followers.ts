@@ -42,8 +42,11 @@ export class RunFollowers {
    * from the moment the prompt is sent, so messages before `follow` count too.
    */
   private readonly plans = new Map<string, RunProgress>();
-  /** Prompts sent from here that the server spoke of before they were followed. */
-  private readonly heardEarly = new Set<string>();
+  /**
+   * Prompts sent from here that the server spoke of before they were followed: when it said the
+   * prompt started, and whether it said it ended.
+   */
+  private readonly heardEarly = new Map<string, { startedAtMs: number | null; ended: boolean }>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -70,11 +73,20 @@ export class RunFollowers {
     if (previous) previous.done = true;
     this.followers.set(runId, follower);
     this.ensureTimer();
-    // A prompt just sent from here, of which the server has said nothing yet, is known to be queued:
-    // its news comes on the socket (the timer and reconnections confirm it anyway). Any other run
-    // may have ended before anyone listened: asked now.
-    if (!this.plans.has(runId) || this.heardEarly.has(runId)) void this.confirm(follower);
+    // A prompt just sent from here is known to be queued, and the socket tells its news in order:
+    // what it said before the follow began is taken as said now, and the rest comes after (the
+    // timer and reconnections confirm it anyway). Only an end already announced is read at once,
+    // from history. Any other run may have ended before anyone listened: asked now.
+    const early = this.heardEarly.get(runId);
     this.heardEarly.delete(runId);
+    if (!this.plans.has(runId)) void this.confirm(follower);
+    else if (early) {
+      if (early.startedAtMs !== null) this.markStarted(follower, early.startedAtMs);
+      if (early.ended) {
+        follower.endAnnounced = true;
+        void this.confirm(follower);
+      }
+    }
     return () => this.drop(follower);
   }
 
@@ -92,7 +104,7 @@ export class RunFollowers {
     if (!f || f.done) {
       const plan = this.plans.get(runId);
       plan?.onMessage(type, data);
-      if (plan && !f) this.heardEarly.add(runId);
+      if (plan && !f) this.hearEarly(runId, type, data);
       return;
     }
     const node = typeof data['node'] === 'string' ? data['node'] : null;
@@ -114,6 +126,16 @@ export class RunFollowers {
     if (progress && said !== f.lastProgress) {
       f.lastProgress = said;
       this.emit(f, { type: 'progress', ...progress });
+    }
+  }
+
+  /** What the server said of a prompt sent from here before it was followed. */
+  private hearEarly(runId: string, type: string, data: Record<string, unknown>): void {
+    const early = this.heardEarly.get(runId) ?? { startedAtMs: null, ended: false };
+    this.heardEarly.set(runId, early);
+    if ((type === 'executing' && typeof data['node'] !== 'string') || END_MESSAGES.has(type)) early.ended = true;
+    else if (early.startedAtMs === null && (type === 'execution_start' || type === 'executing' || type === 'progress' || type === 'progress_state')) {
+      early.startedAtMs = type === 'execution_start' && typeof data['timestamp'] === 'number' ? data['timestamp'] : Date.now();
     }
   }
 
