@@ -4,6 +4,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { makePng, type FakeComfyUI } from '@runload/fake-comfyui';
 import { cpuSeconds, percentile } from './harness.js';
 import type { RunloadServer } from './http-paths.js';
@@ -94,6 +95,11 @@ export interface Throughput {
   readonly statementsPerRun: number;
   /** From each create request to the poll that saw its run succeeded, in ms: p50 and p99. */
   readonly roundTrip: { readonly p50: number; readonly p99: number };
+  /**
+   * The longest the bench's own event loop (its clients, and the fake when it runs here) was held,
+   * in ms: a stall there delays every round trip in flight without the server being at fault.
+   */
+  readonly benchStallMs: number;
 }
 
 /**
@@ -107,6 +113,8 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
   const statementsBefore = await statementsSent(client.url);
   const started = now();
   const cpuBefore = cpuSeconds(serverPid);
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   await Promise.all(
     Array.from({ length: options.clients ?? 16 }, async () => {
       while (now() < until) {
@@ -118,6 +126,7 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
       }
     }),
   );
+  loop.disable();
   const cpu = cpuSeconds(serverPid) - cpuBefore;
   const elapsed = (now() - started) / 1000;
   const statements = (await statementsSent(client.url)) - statementsBefore;
@@ -128,5 +137,6 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
     cpuMsPerRun: (cpu * 1000) / runs,
     statementsPerRun: statements / runs,
     roundTrip: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) },
+    benchStallMs: loop.max / 1e6,
   };
 }
