@@ -9,8 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { clientOf, createRun, now, pollUntilDone } from './dispatch-client.js';
-import { percentile } from './harness.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cpuSeconds, percentile } from './harness.js';
 import { startRunload } from './http-paths.js';
+import { largestProfile, summarizeProfileDir, topFrames } from './profile-summary.js';
 
 const BACKENDS = 8;
 const JOB_MS = 200;
@@ -30,6 +34,8 @@ export interface PoolFigure {
   readonly gapP50: number;
   readonly gapP99: number;
   readonly jobs: number;
+  /** The server's CPU over the window (its threads included) per second of it; absent for the baseline. */
+  readonly serverCores?: number;
 }
 
 /** The backends' busy share and end-to-next-prompt gaps between `from` and `to` (epoch ms). */
@@ -73,8 +79,8 @@ async function fedDirectly(fakes: readonly FakeComfyUI[], workflow: unknown, sec
 }
 
 /** Clients creating runs through runload, each polling its run every `pollMs` until it is done. */
-async function throughRunload(fakes: readonly FakeComfyUI[], pollMs: number, seconds: number, depthEnv: Record<string, string>): Promise<PoolFigure> {
-  const server = await startRunload('pool', depthEnv, fakes.map((f) => f.url).join(','));
+async function throughRunload(fakes: readonly FakeComfyUI[], pollMs: number, seconds: number, options: { profileDir?: string } = {}): Promise<PoolFigure> {
+  const server = await startRunload('pool', {}, fakes.map((f) => f.url).join(','), options);
   try {
     const client = await clientOf(server);
     const drive = async (until: number) =>
@@ -85,10 +91,12 @@ async function throughRunload(fakes: readonly FakeComfyUI[], pollMs: number, sec
       );
     // A second of warm-up (every backend connected and its first prompt sent), then the window.
     await drive(now() + 1000);
+    const cpuBefore = cpuSeconds(server.pid);
     const from = now();
     const until = from + seconds * 1000;
     await drive(until);
-    return poolFigure(fakes, from, until);
+    const serverCores = (cpuSeconds(server.pid) - cpuBefore) / ((now() - from) / 1000);
+    return { ...poolFigure(fakes, from, until), serverCores };
   } finally {
     await server.stop();
   }
@@ -103,15 +111,29 @@ export async function benchPool(options: { quick: boolean; say: (line: string) =
   try {
     say(`## 4b. A pool of ${BACKENDS} fake ComfyUIs, ${JOB_MS} ms jobs, default depth`);
     // The workflow runload sends, as the baseline's clients send it.
-    const slow = await throughRunload(fakes, 50, seconds, {});
+    const slow = await throughRunload(fakes, 50, seconds);
     const workflow = fakes.flatMap((f) => f.prompts).at(-1)?.prompt ?? {};
-    const fast = await throughRunload(fakes, 5, seconds, {});
+    const fast = await throughRunload(fakes, 5, seconds);
     const direct = await fedDirectly(fakes, workflow, seconds);
     const met = (f: PoolFigure) => f.busy >= 0.97 && f.gapP50 <= 3 && f.gapP99 <= 20;
     const verdict = (f: PoolFigure) => (met(f) ? 'meets the target' : '**misses the target**');
     say(`- baseline: each fake fed directly by one client that sends the next prompt as soon as it sees the previous one finished: ${describe(direct)}`);
     say(`- runload, ${CLIENTS} clients polling every 50 ms: ${describe(slow)} (target busy ≥ 97%, gap p50 ≤ 3 ms, p99 ≤ 20 ms): ${verdict(slow)}`);
     say(`- runload, ${CLIENTS} clients polling every 5 ms: ${describe(fast)}: ${verdict(fast)}`);
+    if (!met(slow) && !quick) {
+      const cores = (f: PoolFigure) => `${((f.serverCores ?? 0) * 100).toFixed(0)}%`;
+      say(
+        `- what bounds it: the server's CPU. It used ${cores(slow)} and ${cores(fast)} of one core (its threads included) in the two rounds, on a machine of 2 cores that the load generator and the fakes share; while it is busy with the polls and creates ahead of it, a backend's end waits on its event loop before the next claim and prompt`,
+      );
+      // Where the time goes, from a round of its own under the profiler.
+      const profileDir = mkdtempSync(path.join(os.tmpdir(), 'runload-bench-profile-'));
+      await throughRunload(fakes, 50, seconds / 2, { profileDir });
+      const summary = summarizeProfileDir(profileDir);
+      const largest = largestProfile(profileDir);
+      if (summary) say(`- where the server's time goes (polling every 50 ms, CPU profile of a separate round): ${summary}`);
+      if (largest) say(`  - its top frames (self time): ${topFrames(largest, 12).map((f) => `${(f.share * 100).toFixed(1)}% ${f.frame}`).join('; ')}`);
+      rmSync(profileDir, { recursive: true, force: true });
+    }
     say('');
   } finally {
     await Promise.all(fakes.map((f) => f.close()));
