@@ -123,7 +123,7 @@ export async function benchPool(options: { quick: boolean; say: (line: string) =
     if (!met(slow) && !quick) {
       const cores = (f: PoolFigure) => `${((f.serverCores ?? 0) * 100).toFixed(0)}%`;
       say(
-        `- what bounds it: the server's CPU. It used ${cores(slow)} and ${cores(fast)} of one core (its threads included) in the two rounds, on a machine of 2 cores that the load generator and the fakes share; while it is busy with the polls and creates ahead of it, a backend's end waits on its event loop before the next claim and prompt`,
+        `- what bounds it: the CPU the server gets. It used ${cores(slow)} and ${cores(fast)} of one core (its threads included) in the two rounds, on a machine of 2 cores that the load generator and the fakes share (and whatever else runs there); while its event loop is busy with the polls and creates ahead of it, a backend's end waits there before the next claim and prompt`,
       );
       // Where the time goes, from a round of its own under the profiler.
       const profileDir = mkdtempSync(path.join(os.tmpdir(), 'runload-bench-profile-'));
