@@ -52,12 +52,38 @@ export function summarizeProfile(file: string): { component: string; share: numb
   return [...totals.entries()].map(([component, t]) => ({ component, share: t / all })).sort((a, b) => b.share - a.share);
 }
 
-/** The summary of the (largest) profile written into `dir`, as one line, or null when there is none. */
-export function summarizeProfileDir(dir: string): string | null {
+/** The functions the profile's samples fell in most often (self time), largest first. */
+export function topFrames(file: string, count: number): { frame: string; share: number }[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const totals = new Map<string, number>();
+  let all = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const dt = profile.timeDeltas[i] ?? 0;
+    all += dt;
+    if (!node) return;
+    const { functionName, url } = node.callFrame;
+    // Where the function lives, short: the package (and its file) or the Node module.
+    const where = url.replace(/^.*\/node_modules\/\.pnpm\/([^/]+)\/.*\/([^/]+)$/, '$1 $2').replace(/^.*\/packages\/([^/]+)\/(?:dist|src)\//, '$1/');
+    const frame = where ? `${functionName || '(anonymous)'} (${where})` : functionName || '(anonymous)';
+    totals.set(frame, (totals.get(frame) ?? 0) + dt);
+  });
+  return [...totals.entries()].map(([frame, t]) => ({ frame, share: t / all })).sort((a, b) => b.share - a.share).slice(0, count);
+}
+
+/** The largest profile written into `dir`, or null when there is none. */
+export function largestProfile(dir: string): string | null {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const largest = files.map((f) => ({ f, size: statSync(path.join(dir, f)).size })).sort((a, b) => b.size - a.size)[0];
+  return largest ? path.join(dir, largest.f) : null;
+}
+
+/** The summary of the (largest) profile written into `dir`, as one line, or null when there is none. */
+export function summarizeProfileDir(dir: string): string | null {
+  const largest = largestProfile(dir);
   if (!largest) return null;
-  return summarizeProfile(path.join(dir, largest.f))
+  return summarizeProfile(largest)
     .filter((s) => s.share >= 0.01)
     .map((s) => `${(s.share * 100).toFixed(0)}% ${s.component}`)
     .join('; ');

@@ -10,13 +10,14 @@ import { parseArgs } from 'node:util';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { buildServer, machine, ROOT } from './harness.js';
 import { benchDispatch } from './dispatch-overhead.js';
+import { benchPool } from './dispatch-pool.js';
 import { benchScale } from './data-scale.js';
 import { benchHttpPaths } from './http-paths.js';
 import { benchIntegrations } from './integrations.js';
 import { benchS3Upload } from './s3-upload.js';
 import { benchPreviews } from './previews.js';
 
-const SECTION_NAMES = ['http', 'dispatch', 'scale', 'integrations', 's3-upload', 'previews'] as const;
+const SECTION_NAMES = ['http', 'dispatch', 'pool', 'scale', 'integrations', 's3-upload', 'previews'] as const;
 
 const USAGE = `usage: pnpm bench [options]
 
@@ -71,21 +72,29 @@ type Section = (fakeUrl: string) => Promise<void>;
 const SECTIONS: Record<(typeof SECTION_NAMES)[number], Section> = {
   http: (fakeUrl) => benchHttpPaths({ quick, say, fakeUrl }),
   dispatch: () => benchDispatch({ quick, say }),
+  pool: () => benchPool({ quick, say }),
   scale: (fakeUrl) => benchScale({ quick, say, fakeUrl }),
   integrations: () => benchIntegrations({ quick, say }),
   's3-upload': (fakeUrl) => benchS3Upload({ quick, say, fakeUrl }),
   previews: () => benchPreviews({ quick, say }),
 };
 
-/** Replaces in `current` each `## ` block of `fresh` that has the same heading (appended when new). */
+/** Replaces in `current` each `## ` block of `fresh` that has the same heading (a new one is placed by its number). */
 function replaceBlocks(current: string, fresh: string): string {
   const blocks = (text: string) => text.split(/\n(?=## )/);
   const next = blocks(current);
   for (const block of blocks(fresh).filter((b) => b.startsWith('## '))) {
     const heading = block.slice(0, block.indexOf('\n'));
     const at = next.findIndex((b) => b.slice(0, b.indexOf('\n')) === heading);
-    if (at < 0) next.push(block);
-    else next[at] = block;
+    if (at >= 0) {
+      next[at] = block;
+      continue;
+    }
+    // A new section goes after the last one numbered before it (4b after 4), else at the end.
+    const number = (b: string) => /^## (\d+[a-z]?)\./.exec(b)?.[1] ?? null;
+    const mine = number(block);
+    const before = mine === null ? -1 : next.findLastIndex((b) => number(b) !== null && (number(b) as string).localeCompare(mine, 'en', { numeric: true }) < 0);
+    next.splice(before < 0 ? next.length : before + 1, 0, block);
   }
   return `${next.map((b) => b.trimEnd()).join('\n\n')}\n`;
 }

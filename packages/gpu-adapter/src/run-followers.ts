@@ -21,6 +21,19 @@ interface Follower {
   readonly confirmations: Pump;
 }
 
+/** Early messages kept per prompt; past it, the last one kept is replaced (an end comes last). */
+const EARLY_MESSAGES_KEPT = 8;
+
+function messageEvent(type: string, data: Record<string, unknown>, progress: ReturnType<RunProgress['onMessage']>): FollowerEvent {
+  return {
+    type: 'message',
+    message: type,
+    nodeId: typeof data['node'] === 'string' ? data['node'] : null,
+    timestampMs: typeof data['timestamp'] === 'number' ? data['timestamp'] : null,
+    progress,
+  };
+}
+
 export interface FollowerHooks {
   readonly inspect: (runId: string, options: { endAnnounced: boolean }) => Promise<ExecutionState>;
   /** The run id a socket message's prompt id belongs to. */
@@ -35,8 +48,11 @@ export class RunFollowers {
    * from the moment the prompt is sent, so messages before `follow` count too.
    */
   private readonly plans = new Map<string, RunProgress>();
-  /** Prompts sent from here that the server spoke of before they were followed. */
-  private readonly heardEarly = new Set<string>();
+  /**
+   * What the server said of prompts sent from here before they were followed, to be taken as said
+   * when the follow begins (a few messages: the window between sending and following is short).
+   */
+  private readonly heardEarly = new Map<string, FollowerEvent[]>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -72,11 +88,14 @@ export class RunFollowers {
     if (previous) this.on(previous, { type: 'stop' });
     this.followers.set(runId, follower);
     this.ensureTimer();
-    // A prompt just sent from here, of which the server has said nothing yet, is known to be queued:
-    // its news comes on the socket (the timer and reconnections confirm it anyway). Any other run
-    // may have ended before anyone listened: asked now.
-    if (!this.plans.has(runId) || this.heardEarly.has(runId)) void this.confirm(follower);
+    // A prompt just sent from here is known to be queued, and the socket tells its news in order:
+    // what it said before the follow began is taken as said now, and the rest comes after (the
+    // timer and reconnections confirm it anyway). Only an end already announced is read at once,
+    // from history. Any other run may have ended before anyone listened: asked now.
+    const early = this.heardEarly.get(runId) ?? [];
     this.heardEarly.delete(runId);
+    if (!this.plans.has(runId)) void this.confirm(follower);
+    for (const event of early) this.on(follower, event);
     return () => this.drop(follower);
   }
 
@@ -94,17 +113,22 @@ export class RunFollowers {
     if (!f || f.state.kind === 'done') {
       const plan = this.plans.get(runId);
       plan?.onMessage(type, data);
-      if (plan && !f) this.heardEarly.add(runId);
+      if (plan && !f) this.hearEarly(runId, type, data);
       return;
     }
-    const progress = f.progress.onMessage(type, data);
-    this.on(f, {
-      type: 'message',
-      message: type,
-      nodeId: typeof data['node'] === 'string' ? data['node'] : null,
-      timestampMs: typeof data['timestamp'] === 'number' ? data['timestamp'] : null,
-      progress,
-    });
+    this.on(f, messageEvent(type, data, f.progress.onMessage(type, data)));
+  }
+
+  /**
+   * Keeps what the server said of a prompt sent from here before it was followed. Its progress was
+   * read already (by the plan), so only the news of its start, nodes and end is kept, and only the
+   * first few messages: the first start and an end are all the follow needs.
+   */
+  private hearEarly(runId: string, type: string, data: Record<string, unknown>): void {
+    const early = this.heardEarly.get(runId) ?? [];
+    if (early.length < EARLY_MESSAGES_KEPT) early.push(messageEvent(type, data, null));
+    else early[EARLY_MESSAGES_KEPT - 1] = messageEvent(type, data, null);
+    this.heardEarly.set(runId, early);
   }
 
   /** A preview image of a prompt: told to the run's follower, if it is followed (nothing is kept). */

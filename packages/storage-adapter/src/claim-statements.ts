@@ -36,12 +36,17 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
   // the write lock (SQLite) or the backend rows (PostgreSQL) that the claim takes. After a run was
   // queued SQLite goes straight to its lock, one statement sooner to the prompt; PostgreSQL keeps
   // the read, since there every instance is woken by each new run and all but one find it taken.
+  // So does a claim right after one that left queued runs waiting (it stopped for want of room):
+  // on SQLite this process nearly always is the only one claiming, so they are still there (when
+  // another process on the file took them, this claim only waited for the lock to find none).
   const sqlite = dialectOf(db) === 'sqlite';
-  const surelyWaiting = sqlite && request.runQueuedSinceLastClaim === true;
+  const surelyWaiting = sqlite && (request.runQueuedSinceLastClaim === true || (!request.failover && leftWaitingByDb.get(db) === true));
   if (!surelyWaiting && !(await anyWaiting(db, request))) return [];
   const known = knownBackendsOf(db);
   if (sqlite) {
-    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known, max));
+    const outcome = { leftWaiting: false };
+    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known, max, outcome));
+    if (!request.failover) leftWaitingByDb.set(db, outcome.leftWaiting);
     return claimed === 'skipped' ? [] : claimed;
   }
   // Claims on other backends go side by side; when the backends this one could use are all being
@@ -73,6 +78,9 @@ function queuedSinceOf(request: ClaimRequest): number {
 /** A backend an operator drains (or a registration being retired) takes no new run, on any instance, from the moment its row says so. */
 const ACCEPTING = `NOT EXISTS (SELECT 1 FROM backends pb WHERE pb.url = dispatch_backends.id AND pb.state <> 'active')`;
 
+/** Per SQLite database, whether this process's last claim of queued runs left some waiting. */
+const leftWaitingByDb = new WeakMap<Knex, boolean>();
+
 /** Per database, the backends whose row was seen committed: rows are never deleted, so never inserted again. */
 const knownBackendsByDb = new WeakMap<Knex, Set<string>>();
 
@@ -89,7 +97,15 @@ function knownBackendsOf(db: Knex): Set<string> {
  * backend rows) and reserve the run (one, noting its backend on PostgreSQL); on SQLite, one note of
  * each backend's last placement before the commit.
  */
-async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, offers: ReadonlyMap<string, number>, locking: Locking, knownBackends: Set<string>, max: number): Promise<Run[] | 'skipped'> {
+async function claimInTransaction(
+  trx: Knex.Transaction,
+  request: ClaimRequest,
+  offers: ReadonlyMap<string, number>,
+  locking: Locking,
+  knownBackends: Set<string>,
+  max: number,
+  outcome: { leftWaiting: boolean } = { leftWaiting: false },
+): Promise<Run[] | 'skipped'> {
   const ids = [...offers.keys()].sort();
   const unknown = ids.filter((id) => !knownBackends.has(id));
   if (unknown.length > 0) {
@@ -118,6 +134,8 @@ async function claimInTransaction(trx: Knex.Transaction, request: ClaimRequest, 
         .filter((b) => b.room > 0);
       if (room.free.length === 0) break;
     }
+    // It stopped with runs taken and the order not drained: there are more waiting.
+    outcome.leftWaiting = claimed.length > 0 && !room.drained;
   }
   if (locking === 'sqlite') await noteLastPlacements(trx, claimed, request.now.getTime());
   return claimed.length === 0 && skipped ? 'skipped' : claimed;

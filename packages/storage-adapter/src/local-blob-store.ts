@@ -1,7 +1,9 @@
 /**
  * Content-addressed files on local disk: `<root>/<aa>/<bb>/<sha256>`. Bytes are streamed to a
- * staging file inside the root (never the system temp folder) while hashed, then renamed into
- * place, so a reader never sees a partial file and identical bytes are stored once.
+ * staging file inside the root (never the system temp folder) while hashed, synced, then linked
+ * into place, so a reader never sees a partial file and identical bytes are stored once. A blob
+ * smaller than one write batch (most of a run's outputs) waits in memory until its commit, which
+ * writes it only when the store does not hold those bytes already.
  * @module
  */
 import { createBLAKE3 } from 'hash-wasm';
@@ -56,7 +58,9 @@ export class LocalBlobStore implements BlobStore {
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const tempPath = path.join(this.staging, randomUUID());
-    const file = await this.openFile(tempPath, 'wx');
+    // Opened once the bytes fill a first batch: a blob smaller than that (a run's output, as a
+    // rule) stays in memory until its commit, which writes it only when the store lacks it.
+    let file: FileHandle | null = null;
     const hash = createHash('sha256');
     const b3 = await createBLAKE3();
     const head: Buffer[] = [];
@@ -73,6 +77,7 @@ export class LocalBlobStore implements BlobStore {
     let writeFailure: { error: unknown } | null = null;
     const writeBatch = async () => {
       await writing;
+      file ??= await this.openFile(tempPath, 'wx');
       const chunks = batch; // written as they are (writev), never copied into one buffer
       batch = [];
       batchSize = 0;
@@ -97,62 +102,41 @@ export class LocalBlobStore implements BlobStore {
         batchSize += chunk.byteLength;
         if (batchSize >= WRITE_BATCH_BYTES) await writeBatch();
       }
-      await writeBatch();
-      await writing;
+      if (file) {
+        await writeBatch();
+        await writing;
+      }
       staged = true;
     } finally {
-      if (!staged) {
+      if (!staged && file) {
+        const opened: FileHandle = file;
         try {
           await writing.catch(() => undefined);
-          await file.close();
+          await opened.close();
         } finally {
           await removeFile(tempPath);
         }
       }
     }
+    const sha256 = hash.digest('hex');
+    const described = { sha256, blake3: b3.digest('hex'), size, head: new Uint8Array(Buffer.concat(head)) };
+    if (!file) return this.inMemory(described, tempPath, batch);
     // The bytes reach the disk while the caller writes the record (which needs only the hash);
     // `commit` waits for them before the blob gets its name.
-    const synced = file.sync().finally(() => file.close());
+    const opened: FileHandle = file;
+    const synced = opened.sync().finally(() => opened.close());
     synced.catch(() => undefined); // awaited by commit or discard
-    const sha256 = hash.digest('hex');
     let settled = false;
     return {
-      sha256,
-      blake3: b3.digest('hex'),
-      size,
-      head: new Uint8Array(Buffer.concat(head)),
+      ...described,
       commit: async () => {
         if (settled) return { created: false };
         settled = true;
-        const target = this.pathOf(sha256);
-        try {
-          await synced;
-          // link() fails when the name exists, so of two identical uploads committed at once exactly
-          // one reports created, and a reader never sees a partial file. Its directory is made only
-          // when missing (most are there already: one call less per blob).
-          const linkOnce = (missingDirectory: 'retry' | 'fail') =>
-            link(tempPath, target).then(
-              () => 'created' as const,
-              (error: NodeJS.ErrnoException) => {
-                if (error.code === 'EEXIST') return 'exists' as const;
-                if (error.code === 'ENOENT' && missingDirectory === 'retry') return 'no-directory' as const;
-                throw error;
-              },
-            );
-          let outcome = await linkOnce('retry');
-          if (outcome === 'no-directory') {
-            await mkdir(path.dirname(target), { recursive: true });
-            outcome = await linkOnce('fail');
-          }
-          const created = outcome === 'created';
-          if (created) await syncDirectory(path.dirname(target));
-          return { created };
-        } finally {
-          // The bytes have their name (or had it already): the staging name is only litter now, so
-          // the caller does not wait for its removal. A process that dies first leaves it to
-          // `removeAbandonedStaging`.
+        await synced.catch(async (error: unknown) => {
           this.removeInBackground(tempPath);
-        }
+          throw error;
+        });
+        return this.name(tempPath, sha256);
       },
       discard: async () => {
         if (settled) return;
@@ -161,6 +145,69 @@ export class LocalBlobStore implements BlobStore {
         await removeFile(tempPath);
       },
     };
+  }
+
+  /**
+   * A blob small enough to be held in memory until its commit. Bytes the store already holds (a
+   * run that made the same output again) are not written at all; others are written, synced
+   * and named as a streamed blob is.
+   */
+  private inMemory(described: Omit<StagedBlob, 'commit' | 'discard'>, tempPath: string, chunks: readonly Uint8Array[]): StagedBlob {
+    let settled = false;
+    return {
+      ...described,
+      commit: async () => {
+        if (settled) return { created: false };
+        settled = true;
+        if (await stat(this.pathOf(described.sha256)).then(() => true, () => false)) return { created: false };
+        const file = await this.openFile(tempPath, 'wx');
+        try {
+          await file.writev([...chunks]);
+          await file.sync();
+        } catch (error) {
+          await file.close().catch(() => undefined);
+          await removeFile(tempPath);
+          throw error;
+        }
+        await file.close();
+        return this.name(tempPath, described.sha256);
+      },
+      discard: async () => {
+        settled = true;
+      },
+    };
+  }
+
+  /** Gives the synced staging file at `tempPath` its content name (created: false when it had it already). */
+  private async name(tempPath: string, sha256: string): Promise<{ created: boolean }> {
+    const target = this.pathOf(sha256);
+    try {
+      // link() fails when the name exists, so of two identical uploads committed at once exactly
+      // one reports created, and a reader never sees a partial file. Its directory is made only
+      // when missing (most are there already: one call less per blob).
+      const linkOnce = (missingDirectory: 'retry' | 'fail') =>
+        link(tempPath, target).then(
+          () => 'created' as const,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === 'EEXIST') return 'exists' as const;
+            if (error.code === 'ENOENT' && missingDirectory === 'retry') return 'no-directory' as const;
+            throw error;
+          },
+        );
+      let outcome = await linkOnce('retry');
+      if (outcome === 'no-directory') {
+        await mkdir(path.dirname(target), { recursive: true });
+        outcome = await linkOnce('fail');
+      }
+      const created = outcome === 'created';
+      if (created) await syncDirectory(path.dirname(target));
+      return { created };
+    } finally {
+      // The bytes have their name (or had it already): the staging name is only litter now, so
+      // the caller does not wait for its removal. A process that dies first leaves it to
+      // `removeAbandonedStaging`.
+      this.removeInBackground(tempPath);
+    }
   }
 
   async open(sha256: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null> {

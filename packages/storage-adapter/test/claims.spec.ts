@@ -42,6 +42,9 @@ for (const [name, open] of TEST_DATABASES) {
       const runs = new KnexRunRepository(t.db);
       // The backend's row exists once a claim has seen it.
       await t.db('dispatch_backends').insert({ id: backend });
+      // A claim that finds nothing first: on SQLite, one right after a claim that left runs waiting
+      // goes straight to the lock (the claims of the test before may have left some on this pool).
+      expect(await runs.claimMany(request, 4)).to.deep.equal([]);
       // Another instance in the middle of a claim: SQLite's write lock, or the backend's row on PostgreSQL.
       const elsewhere = await t.another().transaction();
       if (name === 'PostgreSQL') await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [backend]);
@@ -86,6 +89,44 @@ for (const [name, open] of TEST_DATABASES) {
       const reads = statements.filter((sql) => /AS waiting/.test(sql));
       expect(reads, statements.join('\n')).to.have.length(name === 'SQLite' ? 0 : 1);
     });
+
+    if (name === 'SQLite') {
+      it('after a claim that left runs waiting, goes straight to its lock; once the order is drained, reads first again', async () => {
+        const t = database.get();
+        const { accountId, appVersionId } = await seedAccountAndApp(t.db);
+        const made = Array.from({ length: 3 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 10 + i), inputs: {}, workflow: {} }));
+        const runs = new KnexRunRepository(t.db);
+        for (const r of made) await runs.create(r);
+        // Each claim on a backend of its own with room for one run, told of no new run.
+        const claimOne = async () => {
+          const statements: string[] = [];
+          const listener = (q: { sql: string }) => statements.push(q.sql);
+          t.db.on('query', listener);
+          try {
+            const claimed = await runs.claimMany(
+              {
+                owner: 'drain',
+                leaseExpiresAt: new Date(T + 120_000),
+                now: new Date(T + 60_000),
+                queuedSince: new Date(T),
+                backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }],
+                place: (_run, free) => free[0]?.id ?? null,
+                runQueuedSinceLastClaim: false,
+              },
+              4,
+            );
+            return { ids: claimed.map((r) => r.id), reads: statements.filter((sql) => /AS waiting/.test(sql)).length };
+          } finally {
+            t.db.removeListener('query', listener);
+          }
+        };
+        const first = await claimOne();
+        expect(first.ids).to.deep.equal([made[0]?.id]);
+        expect(await claimOne(), 'two runs were left waiting: no read first').to.deep.equal({ ids: [made[1]?.id], reads: 0 });
+        expect(await claimOne(), 'one run was left waiting: no read first').to.deep.equal({ ids: [made[2]?.id], reads: 0 });
+        expect(await claimOne(), 'the last claim drained the order: a read says nothing waits').to.deep.equal({ ids: [], reads: 1 });
+      });
+    }
 
     if (name === 'PostgreSQL') {
       it('gives an idle account the next slot even when two claims on two backends read the order at the same moment', async () => {

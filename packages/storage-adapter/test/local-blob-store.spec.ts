@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CoreError } from '@runload/core';
@@ -65,13 +66,35 @@ describe('LocalBlobStore on disk', () => {
     expect(readFileSync(path.join(root, blobFiles(root)[0] ?? '')).equals(bytes)).to.equal(true);
   });
 
-  it('stages inside its own directory, never the system temp folder, until commit or discard', async () => {
+  it('stages a blob larger than one write batch inside its own directory, never the system temp folder, until commit or discard', async () => {
     const store = new LocalBlobStore(root);
-    const staged = await store.stage(oneChunk(Buffer.from('pending')), { maxBytes: 100 });
+    const staged = await store.stage(oneChunk(Buffer.alloc(2 * 1024 * 1024, 'p')), { maxBytes: 4 * 1024 * 1024 });
     expect(await store.stagedFiles()).to.have.length(1);
     await staged.discard();
     expect(await store.stagedFiles()).to.deep.equal([]);
     expect(blobFiles(root)).to.deep.equal([]);
+  });
+
+  it('holds a small blob in memory until its commit, and writes nothing for bytes it already stores', async () => {
+    const opened: string[] = [];
+    const store = new LocalBlobStore(root, (file, flags) => {
+      opened.push(file);
+      return open(file, flags);
+    });
+    const bytes = Buffer.from('a small output');
+    const first = await store.stage(oneChunk(bytes), { maxBytes: 100 });
+    expect(await store.stagedFiles(), 'nothing on disk before the commit').to.deep.equal([]);
+    expect(await first.commit()).to.deep.equal({ created: true });
+    expect(opened).to.have.length(1);
+    expect(readFileSync(path.join(root, blobFiles(root)[0] ?? '')).equals(bytes)).to.equal(true);
+
+    const again = await store.stage(oneChunk(bytes), { maxBytes: 100 });
+    expect(await again.commit()).to.deep.equal({ created: false });
+    expect(opened, 'no file opened for bytes already stored').to.have.length(1);
+    const discarded = await store.stage(oneChunk(Buffer.from('never committed')), { maxBytes: 100 });
+    await discarded.discard();
+    expect(await store.stagedFiles()).to.deep.equal([]);
+    expect(blobFiles(root)).to.have.length(1);
   });
 
   it('streams: staging 128 MiB holds no copy of the bytes in memory', async () => {
@@ -90,11 +113,13 @@ describe('LocalBlobStore on disk', () => {
 
   it('keeps an upload in progress when another store is built on the same directory (what every CLI command does)', async () => {
     const server = new LocalBlobStore(root);
-    const staged = await server.stage(oneChunk(Buffer.from('uploading')), { maxBytes: 100 });
+    // Larger than one write batch, so it is staged on disk (a smaller one waits in memory).
+    const uploading = Buffer.alloc(2 * 1024 * 1024, 'u');
+    const staged = await server.stage(oneChunk(uploading), { maxBytes: 4 * 1024 * 1024 });
     const cli = new LocalBlobStore(root);
     expect(await cli.stagedFiles()).to.have.length(1);
     expect(await staged.commit()).to.deep.equal({ created: true });
-    expect(Buffer.from((await readAll(await server.open(staged.sha256))) ?? '').toString()).to.equal('uploading');
+    expect((await readAll(await server.open(staged.sha256)))?.equals(uploading)).to.equal(true);
   });
 
   it('removes only staging entries left untouched for the given time', async () => {
@@ -104,7 +129,7 @@ describe('LocalBlobStore on disk', () => {
     mkdirSync(path.join(root, '.staging', 'odd-directory'));
     utimesSync(path.join(root, '.staging', 'leftover'), old, old);
     utimesSync(path.join(root, '.staging', 'odd-directory'), old, old);
-    const live = await store.stage(oneChunk(Buffer.from('live')), { maxBytes: 100 });
+    const live = await store.stage(oneChunk(Buffer.alloc(2 * 1024 * 1024, 'l')), { maxBytes: 4 * 1024 * 1024 });
     expect(await store.removeAbandonedStaging(3600_000)).to.equal(2);
     expect(await store.stagedFiles()).to.have.length(1);
     expect(await live.commit()).to.deep.equal({ created: true });
