@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { waitFor } from '@runload/core/testing';
 import { apiClient, type ApiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 
 const TEXT = path.join(REPO_ROOT, 'examples/workflows/text-to-image.api.json');
 
@@ -54,8 +54,7 @@ describe('a backend killed at each point of a run\'s life', function () {
   before(async () => {
     survivor = await startFakeComfyUI({ executionMs: 200 });
     env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_COMFYUI_URLS: '', RUNLOAD_LOG_LEVEL: 'silent', RUNLOAD_LEASE_SECONDS: '3' };
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'k', '--tier', 'ultra'], env);
-    const key = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    const key = await createAccountWithKey(env, 'k', 'ultra');
     // The survivor is in the pool, but drained until the victim holds the run.
     await cliJson(['backends', 'add', survivor.url], env);
     app = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'T2I', '--workflow', TEXT], env)).app_version_id;

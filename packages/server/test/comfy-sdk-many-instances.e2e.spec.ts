@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Comfy, type ComfyEvent } from '@comfyorg/sdk';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -38,8 +38,7 @@ const BLUR = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples/workflows/im
       RUNLOAD_LOG_LEVEL: 'silent',
     };
     await cliJson(['migrate'], env);
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'v2', '--tier', 'ultra'], env);
-    apiKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    apiKey = await createAccountWithKey(env, 'v2', 'ultra');
     servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
     imagePath = path.join(data.dir, 'photo.png');
     writeFileSync(imagePath, makePng(32, 32, (x, y) => [x * 8, y * 8, 64, 255]));

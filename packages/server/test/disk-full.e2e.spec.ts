@@ -18,7 +18,7 @@ import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient, type ApiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess } from './processes.js';
 
 const SMALL_DISK = process.env['RUNLOAD_TEST_SMALL_DISK'];
 const TERMINAL = ['succeeded', 'failed', 'canceled', 'expired'];
@@ -136,8 +136,7 @@ function slowUpload(url: string, apiKey: string, file: Buffer, atHalf?: () => vo
     dataDir = path.join(root, 'data');
     fake = await startFakeComfyUI({ executionMs: 300 });
     const env = { RUNLOAD_DATA_DIR: dataDir, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'silent', RUNLOAD_LEASE_SECONDS: '3' };
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'disk', '--tier', 'ultra'], env);
-    apiKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    apiKey = await createAccountWithKey(env, 'disk', 'ultra');
     appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
     server = await startServerProcess(env);
     api = apiClient(server.url, apiKey);

@@ -9,7 +9,7 @@ import { waitFor } from '@runload/core/testing';
 import { openDatabase } from '@runload/storage-adapter';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
@@ -43,8 +43,7 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
       RUNLOAD_WEBHOOK_ALLOW_PRIVATE: 'true',
     };
     await cliJson(['migrate'], env);
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'i', '--tier', 'ultra'], env);
-    key = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    key = await createAccountWithKey(env, 'i', 'ultra');
     appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
     servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
     db = openDatabase({ url: url, dataDir: data.dir });

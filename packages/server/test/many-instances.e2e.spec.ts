@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 import { waitFor } from '@runload/core/testing';
 
@@ -40,12 +40,9 @@ if ((!pgUrl || !redisUrl) && process.env['CI'] === 'true') throw new Error('CI=t
       RUNLOAD_LOG_LEVEL: 'silent',
     };
     await cliJson(['migrate'], env);
-    const starter = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 's', '--tier', 'starter'], env);
-    starterKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', starter.account_id], env)).api_key;
-    const ultra = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'u', '--tier', 'ultra'], env);
-    ultraKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', ultra.account_id], env)).api_key;
-    const runner = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'r', '--tier', 'ultra'], env);
-    runnerKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', runner.account_id], env)).api_key;
+    starterKey = await createAccountWithKey(env, 's', 'starter');
+    ultraKey = await createAccountWithKey(env, 'u', 'ultra');
+    runnerKey = await createAccountWithKey(env, 'r', 'ultra');
     appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
     servers = await Promise.all([0, 1, 2].map(() => startServerProcess(env)));
   });

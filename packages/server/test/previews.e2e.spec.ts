@@ -10,7 +10,7 @@ import path from 'node:path';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { RunloadClient, type RunPreviewEvent } from '@runload/client';
 import { apiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -89,8 +89,7 @@ function rssMiB(pid: number): number {
 }
 
 async function setUp(env: Record<string, string>) {
-  const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'p', '--tier', 'ultra'], env);
-  const key = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+  const key = await createAccountWithKey(env, 'p', 'ultra');
   const other = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'o', '--tier', 'ultra'], env);
   const otherKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', other.account_id], env)).api_key;
   const app = await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Picture', '--workflow', SAMPLER_APP], env);

@@ -35,6 +35,12 @@ export async function cliJson<T = Record<string, unknown>>(args: readonly string
   return JSON.parse(result.stdout) as T;
 }
 
+/** An account of `tier` and one API key of it, made by the CLI as an operator would: the key. */
+export async function createAccountWithKey(env: Record<string, string>, name: string, tier: string): Promise<string> {
+  const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', name, '--tier', tier], env);
+  return (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+}
+
 export interface ServerProcess {
   readonly url: string;
   readonly child: ChildProcess;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient, type ApiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 
 const INPUT_PNG = makePng(8, 8, () => [10, 20, 30, 255]);
 
@@ -29,8 +29,7 @@ describe('recovery after SIGKILL', function () {
   before(async () => {
     fake = await startFakeComfyUI({ executionMs: 100 });
     env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'silent', RUNLOAD_LEASE_SECONDS: '3' };
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'r', '--tier', 'ultra'], env);
-    apiKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    apiKey = await createAccountWithKey(env, 'r', 'ultra');
     appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
     server = await startServerProcess(env);
     api = apiClient(server.url, apiKey);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 
 /** What a stop may take with no request in flight (requests in flight get up to 10 s more). */
 const STOP_BOUND_MS = 10_000;
@@ -34,8 +34,7 @@ describe('SIGTERM while an output drips in', function () {
 
   it('stops within its bound, keeps nothing of the download, and the next start stores the run once', async () => {
     const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LOG_LEVEL: 'silent', RUNLOAD_LEASE_SECONDS: '3' };
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'drip', '--tier', 'ultra'], env);
-    const apiKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    const apiKey = await createAccountWithKey(env, 'drip', 'ultra');
     const app = await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env);
     server = await startServerProcess(env);
     let api = apiClient(server.url, apiKey);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 const pgUrl = process.env['RUNLOAD_TEST_PG_URL'];
@@ -66,8 +66,7 @@ const distinct = (seen: readonly Seen[]) => seen.map((s) => s.status).filter((s,
       RUNLOAD_LOG_LEVEL: 'silent',
     };
     await cliJson(['migrate'], env);
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 's', '--tier', 'ultra'], env);
-    key = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    key = await createAccountWithKey(env, 's', 'ultra');
     appVersionId = (await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)).app_version_id;
     servers = await Promise.all([0, 1].map(() => startServerProcess(env)));
   });

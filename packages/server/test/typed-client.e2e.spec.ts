@@ -10,7 +10,7 @@ import { conformingFetch, createResponseChecker } from '@runload/api-schema/test
 import { RunloadClient, RunloadError } from '@runload/client';
 import { uploadFile } from '@runload/client/node';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 
 describe('@runload/client end to end', function () {
   this.timeout(180_000);
@@ -28,8 +28,7 @@ describe('@runload/client end to end', function () {
     const limitsFile = path.join(data.dir, 'limits.json');
     writeFileSync(limitsFile, JSON.stringify({ tiers: { starter: { runs_per_minute: 2, runs_per_hour: 100, gpu_seconds_per_month: 3600 } } }));
     const env = { RUNLOAD_DATA_DIR: data.dir, RUNLOAD_COMFYUI_URLS: fake.url, RUNLOAD_LIMITS_FILE: limitsFile, RUNLOAD_LOG_LEVEL: 'silent' };
-    const account = await cliJson<{ account_id: string }>(['accounts', 'create', '--name', 'client', '--tier', 'starter'], env);
-    apiKey = (await cliJson<{ api_key: string }>(['keys', 'create', '--account', account.account_id], env)).api_key;
+    apiKey = await createAccountWithKey(env, 'client', 'starter');
     appVersionId = (
       await cliJson<{ app_version_id: string }>(['apps', 'publish', '--name', 'Blur', '--workflow', path.join(REPO_ROOT, 'examples/workflows/image-blur.api.json')], env)
     ).app_version_id;
