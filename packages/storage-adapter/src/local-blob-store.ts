@@ -126,24 +126,21 @@ export class LocalBlobStore implements BlobStore {
     const opened: FileHandle = file;
     const synced = opened.sync().finally(() => opened.close());
     synced.catch(() => undefined); // awaited by commit or discard
-    let settled = false;
     return {
       ...described,
-      commit: async () => {
-        if (settled) return { created: false };
-        settled = true;
-        await synced.catch(async (error: unknown) => {
-          this.removeInBackground(tempPath);
-          throw error;
-        });
-        return this.name(tempPath, sha256);
-      },
-      discard: async () => {
-        if (settled) return;
-        settled = true;
-        await synced.catch(() => undefined);
-        await removeFile(tempPath);
-      },
+      ...settledOnce(
+        async () => {
+          await synced.catch(async (error: unknown) => {
+            this.removeInBackground(tempPath);
+            throw error;
+          });
+          return this.name(tempPath, sha256);
+        },
+        async () => {
+          await synced.catch(() => undefined);
+          await removeFile(tempPath);
+        },
+      ),
     };
   }
 
@@ -153,28 +150,26 @@ export class LocalBlobStore implements BlobStore {
    * and named as a streamed blob is.
    */
   private inMemory(described: Omit<StagedBlob, 'commit' | 'discard'>, tempPath: string, chunks: readonly Uint8Array[]): StagedBlob {
-    let settled = false;
     return {
       ...described,
-      commit: async () => {
-        if (settled) return { created: false };
-        settled = true;
-        if (await stat(this.pathOf(described.sha256)).then(() => true, () => false)) return { created: false };
-        const file = await this.openFile(tempPath, 'wx');
-        try {
-          await file.writev([...chunks]);
-          await file.sync();
-        } catch (error) {
-          await file.close().catch(() => undefined);
-          await removeFile(tempPath);
-          throw error;
-        }
-        await file.close();
-        return this.name(tempPath, described.sha256);
-      },
-      discard: async () => {
-        settled = true;
-      },
+      ...settledOnce(
+        async () => {
+          if (await stat(this.pathOf(described.sha256)).then(() => true, () => false)) return { created: false };
+          const file = await this.openFile(tempPath, 'wx');
+          try {
+            await file.writev([...chunks]);
+            await file.sync();
+          } catch (error) {
+            await file.close().catch(() => undefined);
+            await removeFile(tempPath);
+            throw error;
+          }
+          await file.close();
+          return this.name(tempPath, described.sha256);
+        },
+        // Nothing was written: the bytes are dropped with the blob.
+        async () => undefined,
+      ),
     };
   }
 
@@ -282,4 +277,21 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** A staged blob's commit and discard: whichever comes first takes effect, once; the other does nothing. */
+function settledOnce(commit: () => Promise<{ created: boolean }>, discard: () => Promise<void>): Pick<StagedBlob, 'commit' | 'discard'> {
+  let settled = false;
+  return {
+    commit: async () => {
+      if (settled) return { created: false };
+      settled = true;
+      return commit();
+    },
+    discard: async () => {
+      if (settled) return;
+      settled = true;
+      await discard();
+    },
+  };
 }
