@@ -9,7 +9,7 @@
  * together, since one causes the others, so the answer is never whichever came first: the
  * route gathers what each said and {@link decideUpload} picks the answer by a fixed precedence.
  * A refusal of the store answers at once, with `Connection: close`, so the rest of the body is
- * never read.
+ * never stored; the close lingers (see lingering-close.ts) so the client reads the answer.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
@@ -19,6 +19,7 @@ import formidable from 'formidable';
 import type { Asset, RunloadApi } from '@runload/core';
 import type { RouteContext, RouteResult } from './api-route.js';
 import { uploadErrorResponse } from './error-response.js';
+import { lingerBeforeClose } from './lingering-close.js';
 import { presentAsset } from './presenters.js';
 import { NO_FILE, uploadFailed, type UploadOptions } from './upload-options.js';
 
@@ -150,7 +151,12 @@ async function streamUpload(ctx: RouteContext, api: RunloadApi, options: UploadO
   }
   const result = decideUpload(report);
   if (result.failure && report.store && 'asset' in report.store) await api.uploadAsset.remove(report.store.asset);
-  if (result.failure && nodeReq && !nodeReq.complete) return { ...result, headers: { ...result.headers, Connection: 'close' } };
+  if (result.failure && nodeReq && !nodeReq.complete) {
+    // The rest of the body is never read: the connection closes after the answer, lingering so
+    // the client, still sending, reads the answer instead of a reset.
+    lingerBeforeClose(nodeReq.socket);
+    return { ...result, headers: { ...result.headers, Connection: 'close' } };
+  }
   return result;
 }
 
