@@ -6,8 +6,9 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
-import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient, type ApiClient } from './client.js';
+import { expectSucceededOnce } from './run-checks.js';
 import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 
 const INPUT_PNG = makePng(8, 8, () => [10, 20, 30, 255]);
@@ -56,14 +57,7 @@ describe('recovery after SIGKILL', function () {
   }
 
   async function expectDoneOnce(runId: string): Promise<void> {
-    const run = await api.waitFor(runId, ['succeeded', 'failed', 'canceled', 'expired'], 30_000);
-    expect(run['status'], JSON.stringify(run['error'])).to.equal('succeeded');
-    const outputs = run['outputs'] as { url: string }[];
-    expect(outputs).to.have.length(1);
-    expect(pngSize(await api.bytes(outputs[0]?.url ?? ''))).to.not.equal(null);
-    const prompts = fake.prompts.filter((p) => p.extra_data['runload_run_id'] === runId);
-    expect(prompts, 'sent to the backend once').to.have.length(1);
-    expect(fake.executedCount(prompts[0]?.prompt_id ?? '')).to.equal(1);
+    await expectSucceededOnce(api, fake, runId);
   }
 
   it('after a run is claimed and before its prompt is sent', async () => {

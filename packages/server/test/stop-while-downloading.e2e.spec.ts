@@ -9,8 +9,9 @@ import { expect } from 'chai';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
-import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { apiClient } from './client.js';
+import { expectSucceededOnce } from './run-checks.js';
 import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
 
 /** What a stop may take with no request in flight (requests in flight get up to 10 s more). */
@@ -64,13 +65,7 @@ describe('SIGTERM while an output drips in', function () {
     fake.setViewDrip(0);
     server = await startServerProcess(env);
     api = apiClient(server.url, apiKey);
-    const run = await api.waitFor(runId, ['succeeded', 'failed', 'canceled', 'expired'], 30_000);
-    expect(run['status'], JSON.stringify(run['error'])).to.equal('succeeded');
-    const outputs = run['outputs'] as { url: string }[];
-    expect(outputs).to.have.length(1);
-    expect(pngSize(await api.bytes(outputs[0]?.url ?? ''))).to.not.equal(null);
-    const prompts = fake.prompts.filter((p) => p.extra_data['runload_run_id'] === runId);
-    expect(prompts, 'sent to the backend once').to.have.length(1);
+    const run = await expectSucceededOnce(api, fake, runId);
     // Charged once: the account's use is this run's GPU time, not twice it.
     const gpuSeconds = (run['metrics'] as { gpu_seconds: number }).gpu_seconds;
     const overview = await api.json<{ gpu_seconds_used: number }>('GET', '/api/v1/account');
