@@ -6,9 +6,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+}
 interface ProfileNode {
   readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string };
+  readonly callFrame: CallFrame;
 }
 interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
@@ -34,8 +38,11 @@ const COMPONENTS: readonly [string, (fn: string, url: string) => boolean][] = [
   ['native code outside JavaScript (parser, libuv, V8)', (fn) => fn === '(program)'],
 ];
 
-/** Shares of the profile's time per component, largest first. */
-export function summarizeProfile(file: string): { component: string; share: number }[] {
+/**
+ * Shares of the profile's sampled time by `keyOf` of the frame each sample fell in, largest first.
+ * A sample whose frame is missing from the profile counts in the whole but in no share.
+ */
+function sharesBy(file: string, keyOf: (frame: CallFrame) => string): { key: string; share: number }[] {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const totals = new Map<string, number>();
@@ -43,33 +50,30 @@ export function summarizeProfile(file: string): { component: string; share: numb
   profile.samples.forEach((id, i) => {
     const node = byId.get(id);
     const dt = profile.timeDeltas[i] ?? 0;
-    if (!node) return;
-    const { functionName, url } = node.callFrame;
-    const component = COMPONENTS.find(([, matches]) => matches(functionName, url))?.[0] ?? 'other (Node internals, undici, crypto)';
-    totals.set(component, (totals.get(component) ?? 0) + dt);
     all += dt;
+    if (!node) return;
+    const key = keyOf(node.callFrame);
+    totals.set(key, (totals.get(key) ?? 0) + dt);
   });
-  return [...totals.entries()].map(([component, t]) => ({ component, share: t / all })).sort((a, b) => b.share - a.share);
+  return [...totals.entries()].map(([key, t]) => ({ key, share: t / all })).sort((a, b) => b.share - a.share);
+}
+
+/** Shares of the profile's time per component, largest first. */
+export function summarizeProfile(file: string): { component: string; share: number }[] {
+  return sharesBy(file, ({ functionName, url }) => COMPONENTS.find(([, matches]) => matches(functionName, url))?.[0] ?? 'other (Node internals, undici, crypto)').map(
+    ({ key, share }) => ({ component: key, share }),
+  );
 }
 
 /** The functions the profile's samples fell in most often (self time), largest first. */
 export function topFrames(file: string, count: number): { frame: string; share: number }[] {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const totals = new Map<string, number>();
-  let all = 0;
-  profile.samples.forEach((id, i) => {
-    const node = byId.get(id);
-    const dt = profile.timeDeltas[i] ?? 0;
-    all += dt;
-    if (!node) return;
-    const { functionName, url } = node.callFrame;
+  return sharesBy(file, ({ functionName, url }) => {
     // Where the function lives, short: the package (and its file) or the Node module.
     const where = url.replace(/^.*\/node_modules\/\.pnpm\/([^/]+)\/.*\/([^/]+)$/, '$1 $2').replace(/^.*\/packages\/([^/]+)\/(?:dist|src)\//, '$1/');
-    const frame = where ? `${functionName || '(anonymous)'} (${where})` : functionName || '(anonymous)';
-    totals.set(frame, (totals.get(frame) ?? 0) + dt);
-  });
-  return [...totals.entries()].map(([frame, t]) => ({ frame, share: t / all })).sort((a, b) => b.share - a.share).slice(0, count);
+    return where ? `${functionName || '(anonymous)'} (${where})` : functionName || '(anonymous)';
+  })
+    .slice(0, count)
+    .map(({ key, share }) => ({ frame: key, share }));
 }
 
 /** The largest profile written into `dir`, or null when there is none. */
