@@ -803,32 +803,6 @@ describe('Dispatcher', () => {
     expect((await t.get(run.id)).status).to.equal('succeeded');
     await t.a.dispatcher.stop();
   });
-
-  it('tells the claim after a run was queued that one is, and the claims after a run finished that none was', async () => {
-    const t = await setup();
-    const runs = t.w.ports.runs;
-    const claimMany = runs.claimMany.bind(runs);
-    const told: boolean[] = [];
-    runs.claimMany = async (request, max) => {
-      told.push(request.runQueuedSinceLastClaim === true);
-      return claimMany(request, max);
-    };
-    await t.a.dispatcher.start();
-    await t.a.dispatcher.idle();
-    const atStart = told.length;
-    const created = await t.create();
-    await t.a.dispatcher.idle();
-    const afterCreate = told.slice(atStart);
-    expect((await t.get(created.id)).backendId, 'the new run was claimed').to.be.a('string');
-    t.backend.start(created.id, t.w.clock.nowMs());
-    t.backend.succeed(created.id, [], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
-    await t.a.dispatcher.idle();
-    const afterFinish = told.slice(atStart + afterCreate.length);
-    expect(afterCreate, 'the claim that took the new run').to.deep.equal([true]);
-    expect(afterFinish.length, 'a finished run wakes the claim loop').to.be.greaterThan(0);
-    expect(afterFinish.every((wasTold) => !wasTold), 'no run was queued since').to.equal(true);
-    await t.a.dispatcher.stop();
-  });
 });
 
 describe('Dispatcher: run states', () => {

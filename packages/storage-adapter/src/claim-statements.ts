@@ -28,27 +28,20 @@ export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | 
   return (await claimMany(db, request, 1))[0] ?? null;
 }
 
-/** Up to `max` runs in one transaction, each in the order the ones claimed before it leave. */
+/**
+ * Up to `max` runs, each in the order the ones claimed before it leave. PostgreSQL claims in one
+ * transaction that locks the backends' rows; SQLite with one read and one conditional write per
+ * run (see `claimOnSqlite`).
+ */
 export async function claimMany(db: Knex, request: ClaimRequest, max: number): Promise<Run[]> {
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
   if (offers.size === 0 || max < 1) return [];
-  // Most wakes (a run finished, a slot freed) find nothing waiting: a read says so without taking
-  // the write lock (SQLite) or the backend rows (PostgreSQL) that the claim takes. After a run was
-  // queued SQLite goes straight to its lock, one statement sooner to the prompt; PostgreSQL keeps
-  // the read, since there every instance is woken by each new run and all but one find it taken.
-  // So does a claim right after one that left queued runs waiting (it stopped for want of room):
-  // on SQLite this process nearly always is the only one claiming, so they are still there (when
-  // another process on the file took them, this claim only waited for the lock to find none).
-  const sqlite = dialectOf(db) === 'sqlite';
-  const surelyWaiting = sqlite && (request.runQueuedSinceLastClaim === true || (!request.failover && leftWaitingByDb.get(db) === true));
-  if (!surelyWaiting && !(await anyWaiting(db, request))) return [];
   const known = knownBackendsOf(db);
-  if (sqlite) {
-    const outcome = { leftWaiting: false };
-    const claimed = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'sqlite', known, max, outcome));
-    if (!request.failover) leftWaitingByDb.set(db, outcome.leftWaiting);
-    return claimed === 'skipped' ? [] : claimed;
-  }
+  if (dialectOf(db) === 'sqlite') return claimOnSqlite(db, request, offers, known, max);
+  // Most wakes (a run finished, a slot freed) find nothing waiting: a read says so without taking
+  // the backend rows that the claim locks (every instance is woken by each new run, and all but
+  // one find it taken).
+  if (!(await anyWaiting(db, request))) return [];
   // Claims on other backends go side by side; when the backends this one could use are all being
   // claimed on, it waits for them (in id order, so two claims never wait on each other).
   const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known, max));
@@ -57,13 +50,46 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
   return second === 'skipped' ? [] : second;
 }
 
+/**
+ * SQLite runs one writer at a time, and one statement is atomic: each run is claimed by one read of
+ * the order (outside any transaction: WAL gives it a snapshot and it waits for no writer) and one
+ * UPDATE whose own condition checks again, at the moment it writes, that the run still waits and
+ * that its backend still has room and takes work. A claim that loses the run or the room to
+ * another process reads the order again. No transaction holds the write lock across statements,
+ * so the other writes of this process (creates, finishes) never wait for a claim's round trips.
+ */
+async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMap<string, number>, known: Set<string>, max: number): Promise<Run[]> {
+  const ids = [...offers.keys()].sort();
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    await db.raw(`INSERT INTO dispatch_backends (id) VALUES ${unknown.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, unknown);
+    unknown.forEach((id) => known.add(id));
+  }
+  const room: Room = { ids, locked: null, offers, free: null, drained: false };
+  const claimed: Run[] = [];
+  while (claimed.length < max && !room.drained) {
+    const run = await claimFor(db, request, room, 'sqlite');
+    if (!run) break;
+    claimed.push(run);
+    room.free = takeSlot(room.free ?? [], run, request.now.getTime());
+    if (room.free.length === 0) break;
+  }
+  await noteLastPlacements(db, claimed, request.now.getTime());
+  return claimed;
+}
+
+/** The slot a claimed run took, and its backend now warm for its app version, for the next claim. */
+function takeSlot(free: readonly FreeBackend[], run: Run, nowMs: number): FreeBackend[] {
+  return free.map((b) => (b.id === run.backendId ? { ...b, room: b.room - 1, lastAppVersionId: run.appVersionId, lastPlacedAtMs: nowMs } : b)).filter((b) => b.room > 0);
+}
+
 /** Whether any run the claim could take is waiting (read from runs_waiting, usually its first entry). */
 async function anyWaiting(db: Knex, request: ClaimRequest): Promise<boolean> {
   const rows = await db.raw(`SELECT 1 AS waiting FROM runs WHERE ${waitingOf(request)} AND ${CLAIMABLE} LIMIT 1`, [queuedSinceOf(request), request.now.getTime()]);
   return rawRows(rows).length > 0;
 }
 
-type Locking = 'sqlite' | 'skip-locked' | 'wait';
+type Locking = 'skip-locked' | 'wait';
 
 /** The runs a claim takes: queued ones, or those failing over. */
 function waitingOf(request: ClaimRequest): string {
@@ -78,9 +104,6 @@ function queuedSinceOf(request: ClaimRequest): number {
 /** A backend an operator drains (or a registration being retired) takes no new run, on any instance, from the moment its row says so. */
 const ACCEPTING = `NOT EXISTS (SELECT 1 FROM backends pb WHERE pb.url = dispatch_backends.id AND pb.state <> 'active')`;
 
-/** Per SQLite database, whether this process's last claim of queued runs left some waiting. */
-const leftWaitingByDb = new WeakMap<Knex, boolean>();
-
 /** Per database, the backends whose row was seen committed: rows are never deleted, so never inserted again. */
 const knownBackendsByDb = new WeakMap<Knex, Set<string>>();
 
@@ -91,11 +114,10 @@ function knownBackendsOf(db: Knex): Set<string> {
 }
 
 /**
- * The claim; 'skipped' when nothing fit the backends it could lock while others were locked.
- * Statements: lock the backend rows (one, on PostgreSQL); then for each run, read candidates (one
- * per page, usually one; the first also reads the runs each backend holds, and on SQLite the
- * backend rows) and reserve the run (one, noting its backend on PostgreSQL); on SQLite, one note of
- * each backend's last placement before the commit.
+ * PostgreSQL's claim; 'skipped' when nothing fit the backends it could lock while others were
+ * locked. Statements: lock the backend rows (one); then for each run, read candidates (one per
+ * page, usually one; the first also reads the runs each backend holds) and reserve the run, noting
+ * its backend (one).
  */
 async function claimInTransaction(
   trx: Knex.Transaction,
@@ -104,7 +126,6 @@ async function claimInTransaction(
   locking: Locking,
   knownBackends: Set<string>,
   max: number,
-  outcome: { leftWaiting: boolean } = { leftWaiting: false },
 ): Promise<Run[] | 'skipped'> {
   const ids = [...offers.keys()].sort();
   const unknown = ids.filter((id) => !knownBackends.has(id));
@@ -113,37 +134,28 @@ async function claimInTransaction(
     // Remembered once the row is surely there (its transaction committed).
     void trx.executionPromise.then(() => unknown.forEach((id) => knownBackends.add(id)), () => undefined);
   }
-  // The backend rows are the lock every instance's claim takes: PostgreSQL locks them (or skips
-  // those another claim holds). SQLite's transaction began IMMEDIATE, holding the database's write
-  // lock already: its rows are read with the first page of candidates (one statement less).
-  const locked =
-    locking === 'sqlite'
-      ? null
-      : rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) AND ${ACCEPTING} ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids));
-  const skipped = locked !== null && locked.length < ids.length;
+  // The backend rows are the lock every instance's claim takes (or skips those another claim holds).
+  const locked = rawRows(
+    await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) AND ${ACCEPTING} ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids),
+  );
+  const skipped = locked.length < ids.length;
   const claimed: Run[] = [];
-  if (locked === null || locked.length > 0) {
-    const room: Room = { ids: locked ? locked.map((b) => String(b['id'])) : ids, locked, offers, free: null, drained: false };
-    while (claimed.length < max) {
-      const run = room.drained ? null : await claimFor(trx, request, room, locking === 'sqlite' ? 'sqlite' : 'postgres');
+  if (locked.length > 0) {
+    const room: Room = { ids: locked.map((b) => String(b['id'])), locked, offers, free: null, drained: false };
+    while (claimed.length < max && !room.drained) {
+      const run = await claimFor(trx, request, room, 'postgres');
       if (!run) break;
       claimed.push(run);
-      // The slot it took, and the backend now warm for its app version, for the next one.
-      room.free = (room.free ?? [])
-        .map((b) => (b.id === run.backendId ? { ...b, room: b.room - 1, lastAppVersionId: run.appVersionId, lastPlacedAtMs: request.now.getTime() } : b))
-        .filter((b) => b.room > 0);
+      room.free = takeSlot(room.free ?? [], run, request.now.getTime());
       if (room.free.length === 0) break;
     }
-    // It stopped with runs taken and the order not drained: there are more waiting.
-    outcome.leftWaiting = claimed.length > 0 && !room.drained;
   }
-  if (locking === 'sqlite') await noteLastPlacements(trx, claimed, request.now.getTime());
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
 
 const BACKEND_COLUMNS = 'id, last_app_version_id, last_placed_at';
 
-/** The backends a claim locked (their rows: null on SQLite until the first page), and once read, those with room left (`free`). */
+/** The backends a claim may use (their rows: null on SQLite until a page reads them), and once read, those with room left (`free`). */
 interface Room {
   readonly ids: readonly string[];
   locked: readonly Record<string, unknown>[] | null;
@@ -176,15 +188,15 @@ const MAX_REREADS = 3;
  * however far down the queue it is: candidates come a page at a time (keyset on the order), so
  * runs no free backend can take never hide those behind them.
  */
-async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
+async function claimFor(trx: Knex, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
   const lockedIds = room.ids;
   // SQLite: the backends' rows, as JSON, with the first page.
   const backendsJson = room.locked
     ? ''
     : `(SELECT json_group_array(json_object('id', id, 'last_app_version_id', last_app_version_id, 'last_placed_at', last_placed_at)) FROM dispatch_backends WHERE id IN (${placeholders(lockedIds.length)}) AND ${ACCEPTING}) AS backends,`;
-  // The runs each locked backend holds, read with the first page (after the lock: no claim on
-  // these backends can commit meanwhile). One JSON value, computed once for the statement.
+  // The runs each backend holds, read with the first page (on PostgreSQL after the lock: no claim
+  // on these backends can commit meanwhile). One JSON value, computed once for the statement.
   const heldJson = dialect === 'postgres' ? 'json_object_agg(backend_id, n)' : 'json_group_object(backend_id, n)';
   // Runs the claimer follows that their backend has finished with: they take no room there.
   const released = request.finishedOnBackend ?? [];
@@ -217,18 +229,20 @@ async function claimFor(trx: Knex.Transaction, request: ClaimRequest, room: Room
       const candidate = toRun(row);
       const backendId = request.place(candidate, free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
-      const claimed = await reserve(trx, request, candidate, backendId, dialect);
+      const claimed = await reserve(trx, request, candidate, backendId, room.offers.get(backendId) ?? 0, dialect);
       if (claimed) {
         // The last waiting run there was: the next claim of this transaction need not look.
         if (page.length < size && row === page[page.length - 1]) room.drained = true;
         return claimed;
       }
-      // A claim on another backend took this run meanwhile (PostgreSQL claims side by side), so the
+      // A claim on another backend took this run meanwhile (claims go side by side), so the
       // page's counts of runs held per account are stale: its account now holds one more. Read the
       // order again (a statement sees what committed before it) rather than go down a stale page,
-      // which would hand the busy account a second slot before an idle account's first.
+      // which would hand the busy account a second slot before an idle account's first. On SQLite
+      // the backends' room may be what was lost: it is read again too.
       if (rereads < MAX_REREADS) {
         lost = true;
+        if (dialect === 'sqlite') room.locked = room.free = null;
         break;
       }
     }
@@ -252,20 +266,21 @@ function heldByBackend(value: unknown): Map<string, number> {
 }
 
 /**
- * Reserves the slot: the run's lease and backend, guarded again (a claim on other backends may
- * have taken the run meanwhile), and on PostgreSQL the backend's last placed app version (warm
- * placement) in the same statement, riding along only when the run was reserved; SQLite notes
- * them once per claim (`noteLastPlacements`).
+ * Reserves the slot: the run's lease and backend, guarded again (another claim may have taken the
+ * run meanwhile). On PostgreSQL, whose claim holds the backends' rows, the backend's last placed
+ * app version (warm placement) is noted in the same statement, riding along only when the run was
+ * reserved. On SQLite, whose claim holds no lock, the same statement checks that the backend still
+ * has room and takes work; the placements are noted once per claim (`noteLastPlacements`).
  */
-async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: Run, backendId: string, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
+async function reserve(trx: Knex, request: ClaimRequest, candidate: Run, backendId: string, capacity: number, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
   const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?, attempts = attempts + 1
-    WHERE id = ? AND ${waitingOf(request)} AND ${LEASE_FREE} RETURNING *`;
+    WHERE id = ? AND ${waitingOf(request)} AND ${LEASE_FREE}`;
   const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, candidate.id, nowMs];
   if (dialect === 'postgres') {
     const row = rawRows(
       await trx.raw(
-        `WITH claimed AS (${update}),
+        `WITH claimed AS (${update} RETURNING *),
          noted AS (UPDATE dispatch_backends SET last_app_version_id = ?, last_placed_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM claimed))
          SELECT * FROM claimed`,
         [...bindings, candidate.appVersionId, nowMs, backendId],
@@ -273,18 +288,27 @@ async function reserve(trx: Knex.Transaction, request: ClaimRequest, candidate: 
     )[0];
     return row ? toRun(row) : null;
   }
-  const row = rawRows(await trx.raw(update, bindings))[0];
+  const released = request.finishedOnBackend ?? [];
+  const row = rawRows(
+    await trx.raw(
+      `${update}
+         AND (SELECT COUNT(*) FROM runs h WHERE h.backend_id = ? AND h.status IN (${ACTIVE})${released.length > 0 ? ` AND h.id NOT IN (${placeholders(released.length)})` : ''}) < ?
+         AND NOT EXISTS (SELECT 1 FROM backends pb WHERE pb.url = ? AND pb.state <> 'active')
+       RETURNING *`,
+      [...bindings, backendId, ...released, capacity, backendId],
+    ),
+  )[0];
   return row ? toRun(row) : null;
 }
 
 /**
- * SQLite: each backend's last placement of the claim, noted once before it commits (the claim
- * itself follows its placements in `Room`, and no other claim reads them before the commit).
+ * SQLite: each backend's last placement of the claim, noted once after its runs are reserved (a
+ * hint for warm placement: the next claims read it).
  */
-async function noteLastPlacements(trx: Knex.Transaction, claimed: readonly Run[], nowMs: number): Promise<void> {
+async function noteLastPlacements(db: Knex, claimed: readonly Run[], nowMs: number): Promise<void> {
   const last = new Map(claimed.map((run) => [run.backendId as string, run.appVersionId]));
   if (last.size === 0) return;
-  await trx.raw(
+  await db.raw(
     `INSERT INTO dispatch_backends (id, last_app_version_id, last_placed_at) VALUES ${[...last].map(() => '(?, ?, ?)').join(', ')}
      ON CONFLICT (id) DO UPDATE SET last_app_version_id = excluded.last_app_version_id, last_placed_at = excluded.last_placed_at`,
     [...last].flatMap(([backendId, appVersionId]) => [backendId, appVersionId, nowMs]),

@@ -60,71 +60,106 @@ for (const [name, open] of TEST_DATABASES) {
       }
     });
 
-    it(`told a run was queued, ${name === 'SQLite' ? 'goes straight to its lock (no read first)' : 'still reads first (every instance is told)'}, and takes that run`, async () => {
+    it(`${name === 'SQLite' ? 'claims a run with one read and one conditional write, in no transaction' : 'reads first whether a run waits, then claims it in one transaction'}`, async () => {
       const t = database.get();
       const { accountId, appVersionId } = await seedAccountAndApp(t.db);
       const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 1), inputs: {}, workflow: {} });
       const runs = new KnexRunRepository(t.db);
+      const request = {
+        owner: 'one-run',
+        leaseExpiresAt: new Date(T + 120_000),
+        now: new Date(T + 60_000),
+        queuedSince: new Date(T),
+        backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }],
+        place: (_run: unknown, free: readonly { id: string }[]) => free[0]?.id ?? null,
+      };
+      const backend = request.backends[0]?.id;
+      // A claim with nothing waiting: the backend's row is written the first time a claim sees it.
+      expect(await runs.claimMany(request, 4)).to.deep.equal([]);
       await runs.create(run);
       const statements: string[] = [];
       const listener = (q: { sql: string }) => statements.push(q.sql);
       t.db.on('query', listener);
       try {
-        const claimed = await runs.claimMany(
-          {
-            owner: 'told',
-            leaseExpiresAt: new Date(T + 120_000),
-            now: new Date(T + 60_000),
-            queuedSince: new Date(T),
-            backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }],
-            place: (_run, free) => free[0]?.id ?? null,
-            runQueuedSinceLastClaim: true,
-          },
-          4,
-        );
-        expect(claimed.map((r) => r.id)).to.deep.equal([run.id]);
+        const claimed = await runs.claimMany(request, 4);
+        expect(claimed.map((r) => [r.id, r.backendId])).to.deep.equal([[run.id, backend]]);
       } finally {
         t.db.removeListener('query', listener);
       }
-      const reads = statements.filter((sql) => /AS waiting/.test(sql));
-      expect(reads, statements.join('\n')).to.have.length(name === 'SQLite' ? 0 : 1);
+      const transactions = statements.filter((sql) => /^\s*BEGIN/i.test(sql));
+      const reservations = statements.filter((sql) => /^\s*UPDATE runs/i.test(sql));
+      if (name === 'SQLite') {
+        expect(transactions, statements.join('\n')).to.have.length(0);
+        expect(reservations, statements.join('\n')).to.have.length(1);
+        // The page read, the reservation, and the note of the backend's last placement.
+        expect(statements, statements.join('\n')).to.have.length(3);
+      } else {
+        expect(statements.filter((sql) => /AS waiting/.test(sql)), statements.join('\n')).to.have.length(1);
+        expect(transactions, statements.join('\n')).to.have.length(1);
+      }
+    });
+
+    it('never puts more runs on a backend than its capacity, whatever the claims of three instances at once', async () => {
+      const t = database.get();
+      const { accountId, appVersionId } = await seedAccountAndApp(t.db);
+      const made = Array.from({ length: 10 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100 + i), inputs: {}, workflow: {} }));
+      for (const r of made) await new KnexRunRepository(t.db).create(r);
+      const backend = `gpu-${randomUUID()}`;
+      const pools = [t.db, t.another(), t.another()].map((d) => new KnexRunRepository(d));
+      const claims = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (pools[i % 3] as KnexRunRepository).claimMany(
+            {
+              owner: `instance-${i % 3}`,
+              leaseExpiresAt: new Date(T + 120_000),
+              now: new Date(T + 60_000),
+              queuedSince: new Date(T),
+              backends: [{ id: backend, capacity: 2 }],
+              place: (_run, free) => free[0]?.id ?? null,
+            },
+            2,
+          ),
+        ),
+      );
+      const claimed = claims.flat();
+      expect(claimed, 'two slots, two runs').to.have.length(2);
+      expect(new Set(claimed.map((r) => r.id)).size).to.equal(2);
+      const held = await t.db('runs').where({ backend_id: backend }).count<{ n: number }[]>({ n: '*' });
+      expect(Number(held[0]?.n)).to.equal(2);
     });
 
     if (name === 'SQLite') {
-      it('after a claim that left runs waiting, goes straight to its lock; once the order is drained, reads first again', async () => {
+      it('checks the room again as it writes: a slot taken by another process after its read is not handed out twice', async () => {
         const t = database.get();
         const { accountId, appVersionId } = await seedAccountAndApp(t.db);
-        const made = Array.from({ length: 3 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 10 + i), inputs: {}, workflow: {} }));
+        const backend = `gpu-${randomUUID()}`;
+        const waiting = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200), inputs: {}, workflow: {} });
         const runs = new KnexRunRepository(t.db);
-        for (const r of made) await runs.create(r);
-        // Each claim on a backend of its own with room for one run, told of no new run.
-        const claimOne = async () => {
-          const statements: string[] = [];
-          const listener = (q: { sql: string }) => statements.push(q.sql);
-          t.db.on('query', listener);
-          try {
-            const claimed = await runs.claimMany(
-              {
-                owner: 'drain',
-                leaseExpiresAt: new Date(T + 120_000),
-                now: new Date(T + 60_000),
-                queuedSince: new Date(T),
-                backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }],
-                place: (_run, free) => free[0]?.id ?? null,
-                runQueuedSinceLastClaim: false,
-              },
-              4,
-            );
-            return { ids: claimed.map((r) => r.id), reads: statements.filter((sql) => /AS waiting/.test(sql)).length };
-          } finally {
+        // Theirs is past this claim's queue time, so the claim's only candidate is the waiting run.
+        const theirs = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T - 1), inputs: {}, workflow: {} });
+        await runs.create(theirs);
+        await runs.create(waiting);
+        const request = { owner: 'late', leaseExpiresAt: new Date(T + 120_000), now: new Date(T + 60_000), queuedSince: new Date(T), backends: [{ id: backend, capacity: 1 }] };
+        // A first claim that places nothing: the backend's row is written the first time a claim sees it.
+        expect(await runs.claimMany({ ...request, place: () => null }, 1)).to.deep.equal([]);
+        // Another process is placing its run on that backend, not yet committed.
+        const elsewhere = await t.another().transaction();
+        await elsewhere('runs').where({ id: theirs.id }).update({ status: 'running', backend_id: backend, lease_owner: 'elsewhere' });
+        // This claim reads the order (the slot looks free), and its write waits for the other's lock;
+        // the other commits once the claim's write is on its way.
+        const reserving = new Promise<void>((resolve) => {
+          const listener = (q: { sql: string }) => {
+            if (!/^\s*UPDATE runs SET lease_owner/i.test(q.sql)) return;
             t.db.removeListener('query', listener);
-          }
-        };
-        const first = await claimOne();
-        expect(first.ids).to.deep.equal([made[0]?.id]);
-        expect(await claimOne(), 'two runs were left waiting: no read first').to.deep.equal({ ids: [made[1]?.id], reads: 0 });
-        expect(await claimOne(), 'one run was left waiting: no read first').to.deep.equal({ ids: [made[2]?.id], reads: 0 });
-        expect(await claimOne(), 'the last claim drained the order: a read says nothing waits').to.deep.equal({ ids: [], reads: 1 });
+            resolve();
+          };
+          t.db.on('query', listener);
+        });
+        const claiming = runs.claimMany({ ...request, place: (_run, free) => free[0]?.id ?? null }, 1);
+        await reserving;
+        await elsewhere.commit();
+        expect(await claiming, 'the backend is full').to.deep.equal([]);
+        expect((await runs.get(waiting.id))?.backendId).to.equal(null);
       });
     }
 

@@ -454,12 +454,12 @@ export function describeRunRepositoryContract(
           expect(seen[0]?.[0]).to.deep.equal({ id: gpu, room: 1, lastAppVersionId: OTHER_VERSION, lastPlacedAtMs: at(100).getTime() });
         });
 
-        it('told that a run was queued, still takes nothing when none waits, and the waiting run when one does', async () => {
+        it('takes nothing when none waits, and the waiting run, beside one already there, when one does', async () => {
           const backends = [{ id: `gpu-${randomUUID()}`, capacity: 2 }];
-          const told = { owner: 'd1', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends, place: (_run: Run, free: readonly FreeBackend[]) => free[0]?.id ?? null, runQueuedSinceLastClaim: true };
-          expect(await runs.claimMany(told, 2)).to.deep.equal([]);
+          const request = { owner: 'd1', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends, place: (_run: Run, free: readonly FreeBackend[]) => free[0]?.id ?? null };
+          expect(await runs.claimMany(request, 2)).to.deep.equal([]);
           const [waiting] = await store(queued(0), queued(1, { status: 'running', backendId: backends[0]?.id ?? null }));
-          expect((await runs.claimMany(told, 2)).map((r) => r.id)).to.deep.equal([(waiting as Run).id]);
+          expect((await runs.claimMany(request, 2)).map((r) => r.id)).to.deep.equal([(waiting as Run).id]);
         });
 
         it('notes the last of the app versions one claim placed on each backend, for the claims after it', async () => {

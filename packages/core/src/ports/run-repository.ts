@@ -80,11 +80,6 @@ export interface ClaimRequest {
    */
   readonly finishedOnBackend?: readonly string[];
   /**
-   * A run was queued since the claimer's last claim began, so one is most likely waiting: a
-   * repository that first reads whether any run waits (to spare its lock) may skip that read.
-   */
-  readonly runQueuedSinceLastClaim?: boolean;
-  /**
    * Claim only runs failing over (started, lost by their backend, waiting on no backend), in the
    * same order and whatever their age (their queue time was spent long ago), instead of queued ones.
    */
@@ -137,16 +132,16 @@ export interface RunRepository {
    */
   claimNextQueued(owner: string, leaseExpiresAt: Date, now: Date, backendId?: string): Promise<Run | null>;
   /**
-   * Claims a queued run and reserves a slot for it on a backend, in one transaction that every
-   * instance serialises on: a backend never holds more runs (queued on it, running, canceling)
-   * than its offered capacity. Candidates come in fair-share order: accounts with the fewest runs
+   * Claims a queued run and reserves a slot for it on a backend, atomically for every instance:
+   * a backend never holds more runs (queued on it, running, canceling) than its offered capacity,
+   * and a backend being drained takes none. Candidates come in fair-share order: accounts with the fewest runs
    * on a backend first, then the oldest run; `place` picks the backend or passes a run by.
    * Returns the claimed run (its lease and `backendId` set), or null when nothing fits.
    */
   claimNext(request: ClaimRequest): Promise<Run | null>;
   /**
-   * Claims up to `max` runs as {@link claimNext} does, in its one transaction: each in the
-   * fair-share order the ones claimed before it leave, each on a backend with room after them.
+   * Claims up to `max` runs as {@link claimNext} does: each in the fair-share order the ones
+   * claimed before it leave, each on a backend with room after them.
    * Fewer (or none) when nothing more fits.
    */
   claimMany(request: ClaimRequest, max: number): Promise<Run[]>;

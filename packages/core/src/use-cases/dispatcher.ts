@@ -94,7 +94,6 @@ export class Dispatcher {
 
   private onSignal(reason: string): void {
     if (reason === WORK_REASONS.cancelAsked) this.spawn(() => this.applyCancels());
-    if (reason === WORK_REASONS.runQueued || reason === WORK_REASONS.runRequeued) this.claims.noteRunQueued();
     if (reason === WORK_REASONS.runFailedOver) this.claims.noteFailover();
     this.wake();
   }

@@ -1,6 +1,6 @@
 /**
  * The claim loop: while a backend has room, claims the next queued runs from the database (never
- * from memory), several in one transaction when there is room for several, and hands each to a
+ * from memory), several in one claim when there is room for several, and hands each to a
  * new {@link FollowedRun}. One pass at a time (a {@link Pump}); a wake during a pass makes it
  * go round once more.
  * @module
@@ -11,14 +11,12 @@ import { placeRun } from '../placement.js';
 import type { DispatchContext } from './context.js';
 import { FollowedRun, type FollowedRuns } from './followed-run.js';
 
-/** Runs claimed in one transaction at most: a long claim holds SQLite's one writer. */
+/** Runs claimed in one claim at most: a long claim delays the prompts of the runs it took first. */
 const MAX_CLAIMED_AT_ONCE = 8;
 
 export class ClaimLoop {
   private stopped = false;
   private readonly passes = new Pump(() => this.claimWhileRoom(), () => this.stopped);
-  /** A run was queued (here or on another instance) since the last claim began. */
-  private runQueued = false;
   /** A run may be failing over (lost after it started): the next pass claims those first. */
   private failoverWaiting = true;
 
@@ -29,11 +27,6 @@ export class ClaimLoop {
 
   stop(): void {
     this.stopped = true;
-  }
-
-  /** Told of each run queued (or queued again): the next claim may expect one waiting. */
-  noteRunQueued(): void {
-    this.runQueued = true;
   }
 
   /** Told of a run failing over (here, on another instance, or found by a sweep): claimed before queued runs. */
@@ -54,11 +47,10 @@ export class ClaimLoop {
   private async claimWhileRoom(): Promise<void> {
     while (!this.stopped) {
       // The claim reserves a slot on the backend it names (before the prompt is sent, so a
-      // crash in between is resolved by asking that backend), in one transaction shared by
-      // every instance.
+      // crash in between is resolved by asking that backend), atomically for every instance.
       const offers = this.offers();
       if (offers.length === 0) break;
-      // As many runs as this instance sees room for, in one transaction: under load the runs
+      // As many runs as this instance sees room for, in one claim: under load the runs
       // that queued during one claim are taken together by the next.
       const room = Math.min(MAX_CLAIMED_AT_ONCE, offers.reduce((n, b) => n + b.room, 0));
       // A run lost after it started goes before every waiting run: it had its slot already.
@@ -76,8 +68,6 @@ export class ClaimLoop {
   private claim(offers: { id: string; capacity: number }[], max: number, failover: boolean): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
-    const runQueuedSinceLastClaim = !failover && this.runQueued;
-    if (!failover) this.runQueued = false;
     return deps.runs.claimMany({
       owner: options.owner,
       leaseExpiresAt: this.ctx.leaseUntil(),
@@ -88,15 +78,14 @@ export class ClaimLoop {
       place: (run, free) => placeRun(run, free, (backendId, r) => deps.executor.lacks(backendId, r)),
       // Their outputs are being stored: the backend is free for the next run meanwhile.
       finishedOnBackend: this.followed.all().filter((f) => !f.holdsBackend()).map((f) => f.runId),
-      runQueuedSinceLastClaim,
       failover,
     }, max);
   }
 
   /**
    * The backends worth a claim. One that the runs followed here already fill has no room whatever
-   * other instances do, so it is left out: with every backend full no transaction is opened (a
-   * wake for each new run would otherwise cost one).
+   * other instances do, so it is left out: with every backend full no claim is tried (a wake for
+   * each new run would otherwise cost one).
    */
   private offers(): { id: string; capacity: number; room: number }[] {
     const mine = new Map<string, number>();
