@@ -446,6 +446,33 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it('sends a freshly claimed run without writing it first, and verifies a claim a third of its lease old', async () => {
+    const t = await setup();
+    const runs = t.w.ports.runs;
+    const update = runs.update.bind(runs);
+    const verified: string[] = [];
+    runs.update = async (id, patch, guard, audit) => {
+      if (patch.leaseExpiresAt && guard?.leaseOwner) verified.push(id);
+      return update(id, patch, guard, audit);
+    };
+    await t.a.dispatcher.start();
+    const fresh = await t.create();
+    await t.a.dispatcher.idle();
+    expect(verified, 'a lease taken moments ago needs no check').to.deep.equal([]);
+    t.backend.start(fresh.id, t.w.clock.nowMs());
+    t.backend.succeed(fresh.id, [], { startedAtMs: 0, finishedAtMs: 10 });
+    await t.a.dispatcher.idle();
+    // The next prompt takes a while to prepare: its lease may no longer be this dispatcher's alone.
+    t.onSubmit(async () => {
+      t.w.clock.advance(LEASE_MS / 3 + 1);
+    });
+    const slow = await t.create();
+    await t.a.dispatcher.idle();
+    expect(verified).to.deep.equal([slow.id]);
+    expect(t.backend.submitted.map((j) => j.runId)).to.deep.equal([fresh.id, slow.id]);
+    await t.a.dispatcher.stop();
+  });
+
   it('does not send a prompt once another dispatcher has taken the run over', async () => {
     const t = await setup();
     t.onSubmit(async (job) => {

@@ -104,16 +104,31 @@ export class FollowedRun {
     const { deps, options } = this.ctx;
     try {
       const built = await buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs);
-      // Renews and verifies the claim at the last moment: a dispatcher that stalled past its lease
+      // Verifies (and renews) the claim at the last moment: a dispatcher that stalled past its lease
       // must not send a prompt another dispatcher may already have sent, nor one whose run was
-      // queued again meanwhile. A run failing over is claimed `running` (it started before).
-      const stillClaimed = async () =>
-        (await deps.runs.update(run.id, { leaseExpiresAt: this.ctx.leaseUntil() }, { status: [run.status === 'running' ? 'running' : 'queued'], leaseOwner: options.owner })) !== null;
+      // canceled or queued again meanwhile. A run failing over is claimed `running` (it started
+      // before). A lease taken moments ago cannot have passed to anyone, and a cancel asked
+      // meanwhile is known here: that check costs no write.
+      const stillClaimed = async () => {
+        if (this.claimIsFresh(run) && !this.cancelPending()) return true;
+        return (await deps.runs.update(run.id, { leaseExpiresAt: this.ctx.leaseUntil() }, { status: [run.status === 'running' ? 'running' : 'queued'], leaseOwner: options.owner })) !== null;
+      };
       const result = await deps.executor.submit(this.backendId, { ...built, stillClaimed });
       this.on(result.accepted ? { type: 'accepted' } : { type: 'refused', error: result.error });
     } catch (error) {
       this.on({ type: 'submit-failed', error });
     }
+  }
+
+  /** At most a third of the claim's lease has passed (by this process's clock, which set it). */
+  private claimIsFresh(run: Run): boolean {
+    const leftMs = (run.leaseExpiresAt?.getTime() ?? 0) - this.ctx.deps.clock.nowMs();
+    return leftMs > (this.ctx.options.leaseMs * 2) / 3;
+  }
+
+  /** A cancel was noted while the prompt was being prepared. */
+  private cancelPending(): boolean {
+    return this.current.kind === 'submitting' && this.current.cancelPending;
   }
 
   private async perform(effect: Effect): Promise<void> {
