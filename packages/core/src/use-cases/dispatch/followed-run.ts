@@ -24,8 +24,14 @@ const holds = (state: FollowState) => state.kind === 'submitting' || state.kind 
 export class FollowedRun {
   private current: FollowState = SUBMITTING;
   private unfollow: () => void = () => undefined;
-  /** Progress writes one after another: a node's start must never be overwritten by the end before it. */
-  private progressWrites: Promise<unknown> = Promise.resolve();
+  /**
+   * The run's start and progress, written one after another in the order the backend told them: a
+   * node's start must never be overwritten by the end before it, nor a progress refused for a start
+   * not yet written.
+   */
+  private records: Promise<unknown> = Promise.resolve();
+  /** The run as this following's own last write left it (or as claimed): what storing its outcome needs. */
+  private latest: Run;
 
   private constructor(
     private readonly ctx: DispatchContext,
@@ -34,6 +40,7 @@ export class FollowedRun {
     private readonly claimedRow: Run,
     readonly backendId: string,
   ) {
+    this.latest = claimedRow;
     registry.add(this);
   }
 
@@ -166,14 +173,9 @@ export class FollowedRun {
       // Both write with the run's status as their condition, so they need no read first (a cancel
       // asked meanwhile comes by the work signal, and every sweep looks for one).
       case 'record-started':
-        await deps.lifecycle.started(this.claimedRow);
-        return;
-      case 'record-progress': {
-        const write = this.progressWrites.then(() => deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId }));
-        this.progressWrites = write.catch(() => undefined);
-        await write;
-        return;
-      }
+        return this.record(() => deps.lifecycle.started(this.claimedRow));
+      case 'record-progress':
+        return this.record(() => deps.lifecycle.progress(this.claimedRow, { value: effect.value, max: effect.max, nodeId: effect.nodeId }));
       case 'store':
         try {
           await this.store(effect.result, effect.timedOut);
@@ -190,12 +192,23 @@ export class FollowedRun {
     }
   }
 
+  /** One of the run's records, after those before it; the record it left is the latest known. */
+  private async record(write: () => Promise<Run | null>): Promise<void> {
+    const done = this.records.then(write).then((run) => {
+      if (run) this.latest = run;
+    });
+    this.records = done.catch(() => undefined);
+    await done;
+  }
+
   private async store(result: Extract<Effect, { do: 'store' }>['result'], timedOut: boolean): Promise<void> {
     const { deps, options } = this.ctx;
     if (result.state === 'succeeded') {
-      // The run is read while its outputs are fetched: one round trip less before it shows succeeded.
-      const [run, files] = await Promise.all([
-        deps.runs.get(this.runId),
+      // Not read again: its start and progress are as this following wrote them (awaited while
+      // the outputs are fetched), and the rest of what the outcome needs never changes. A cancel
+      // asked meanwhile changes only its status, which the outcome's write has as its condition.
+      const [, files] = await Promise.all([
+        this.records,
         Promise.all(
           result.outputs.map(async (ref) => {
             const fetched = await deps.executor.fetchOutput(this.backendId, ref, { signal: this.ctx.stopping });
@@ -203,8 +216,7 @@ export class FollowedRun {
           }),
         ),
       ]);
-      if (!run) return;
-      await deps.lifecycle.succeeded(run, files, result.timing ?? this.observedTiming(run));
+      await deps.lifecycle.succeeded(this.latest, files, result.timing ?? this.observedTiming(this.latest));
       return;
     }
     const run = await deps.runs.get(this.runId);
