@@ -65,6 +65,8 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
     await db.raw(`INSERT INTO dispatch_backends (id) VALUES ${unknown.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, unknown);
     unknown.forEach((id) => known.add(id));
   }
+  // This process's claims read the placements its earlier claims noted.
+  await notesByDb.get(db);
   const room: Room = { ids, locked: null, offers, free: null, drained: false };
   const claimed: Run[] = [];
   while (claimed.length < max && !room.drained) {
@@ -74,9 +76,14 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
     room.free = takeSlot(room.free ?? [], run, request.now.getTime());
     if (room.free.length === 0) break;
   }
-  await noteLastPlacements(db, claimed, request.now.getTime());
+  // Noted while the runs' prompts go out: a placement is a hint for the claims after this one, and
+  // one lost with the database (which fails those claims too) costs only a warm placement.
+  if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
   return claimed;
 }
+
+/** Per SQLite database, the note of this process's last claim's placements, until it is written. */
+const notesByDb = new WeakMap<Knex, Promise<void>>();
 
 /** The slot a claimed run took, and its backend now warm for its app version, for the next claim. */
 function takeSlot(free: readonly FreeBackend[], run: Run, nowMs: number): FreeBackend[] {

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { newQueuedRun } from '@runload/core';
+import { waitFor } from '@runload/core/testing';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository } from '@runload/storage-adapter';
 import { seedAccountAndApp, TEST_DATABASES, useDatabase } from './databases.js';
 
@@ -80,9 +81,13 @@ for (const [name, open] of TEST_DATABASES) {
       const statements: string[] = [];
       const listener = (q: { sql: string }) => statements.push(q.sql);
       t.db.on('query', listener);
+      let returnedAfter: string[] = [];
       try {
         const claimed = await runs.claimMany(request, 4);
+        returnedAfter = [...statements];
         expect(claimed.map((r) => [r.id, r.backendId])).to.deep.equal([[run.id, backend]]);
+        // The note of the backend's last placement follows, while the run's prompt goes out.
+        if (name === 'SQLite') await waitFor(() => statements.some((sql) => /INTO dispatch_backends/.test(sql)), 'the placement noted');
       } finally {
         t.db.removeListener('query', listener);
       }
@@ -91,7 +96,8 @@ for (const [name, open] of TEST_DATABASES) {
       if (name === 'SQLite') {
         expect(transactions, statements.join('\n')).to.have.length(0);
         expect(reservations, statements.join('\n')).to.have.length(1);
-        // The page read, the reservation, and the note of the backend's last placement.
+        // The page read and the reservation, then the note.
+        expect(returnedAfter, statements.join('\n')).to.have.length(2);
         expect(statements, statements.join('\n')).to.have.length(3);
       } else {
         expect(statements.filter((sql) => /AS waiting/.test(sql)), statements.join('\n')).to.have.length(1);
