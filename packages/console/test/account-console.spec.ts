@@ -94,7 +94,7 @@ describe('the account console in headless Chromium', function () {
       await page.getByTestId('run-status').filter({ hasText: /^queued$/ }).waitFor();
       const runId = new URL(page.url()).hash.replace('#/runs/', '');
       // In the backend's queue: a cancel then waits for the backend to give the prompt back.
-      await waitFor(async () => JSON.stringify(await (await fetch(`${suite.world.fake.url}/queue`)).json()).includes(runId), 'the prompt in the backend\'s queue');
+      await waitFor(async () => JSON.stringify(await (await fetch(`${suite.world.fake.url}/queue`)).json()).includes(runId), 'the prompt in the backend\'s queue', { timeoutMs: 10_000 });
 
       const finished = page.waitForEvent('requestfinished', (request) => request.url().endsWith(`/runs/${runId}/cancel`));
       await page.getByRole('button', { name: 'Cancel' }).click();
