@@ -73,6 +73,47 @@ describe('the account console in headless Chromium', function () {
     }
   });
 
+  it('keeps showing canceled when the answer to Cancel arrives after the event stream said so', async () => {
+    // On a loaded machine the answer ("canceling") and the stream's "canceled" may reach the page
+    // in either order; here the answer is held until the stream's has been shown.
+    const { page } = suite.watched;
+    let streamShowedCanceled!: () => void;
+    const held = new Promise<void>((resolve) => (streamShowedCanceled = resolve));
+    let answered = '';
+    await page.route('**/api/v1/runs/*/cancel', async (route) => {
+      const answer = await route.fetch();
+      answered = ((await answer.json()) as { status: string }).status;
+      await held;
+      await route.fulfill({ response: answer });
+    });
+    suite.world.fake.pause();
+    try {
+      await signIn(page, suite.world.origin, suite.world.apiKey);
+      await page.getByRole('link', { name: 'Text to image' }).click();
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByTestId('run-status').filter({ hasText: /^queued$/ }).waitFor();
+      const runId = new URL(page.url()).hash.replace('#/runs/', '');
+      // In the backend's queue: a cancel then waits for the backend to give the prompt back.
+      await waitFor(async () => JSON.stringify(await (await fetch(`${suite.world.fake.url}/queue`)).json()).includes(runId), 'the prompt in the backend\'s queue', { timeoutMs: 10_000 });
+
+      const finished = page.waitForEvent('requestfinished', (request) => request.url().endsWith(`/runs/${runId}/cancel`));
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByTestId('run-status').filter({ hasText: /^canceled$/ }).waitFor({ timeout: 30_000 });
+      streamShowedCanceled();
+      await finished;
+      // The answer has been read once the page's timeline lists the call; what the page does with it shows by the next frame.
+      await page.waitForFunction((id) => performance.getEntriesByType('resource').some((entry) => entry.name.endsWith(`/runs/${id}/cancel`)), runId, { polling: 'raf' });
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+
+      expect(answered, 'the answer to Cancel was older news').to.equal('canceling');
+      expect(await page.getByTestId('run-status').textContent()).to.equal('canceled');
+      expect(await page.getByRole('button', { name: 'Cancel' }).count()).to.equal(0);
+    } finally {
+      streamShowedCanceled();
+      suite.world.fake.resume();
+    }
+  });
+
   it('shows the latest preview while a slow run runs, and its output once it is done', async () => {
     const { page } = suite.watched;
     suite.world.fake.setExecutionMs(4000);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type Transition, type WorkSignal } from '@runload/core';
+import { CancelRun, CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type RunRepository, type Transition, type WorkSignal } from '@runload/core';
 import { IN_MEMORY_BACKEND, InMemoryExecutor, ManualTimers } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
@@ -367,6 +367,34 @@ describe('Dispatcher', () => {
     expect((await t.w.api.cancelRun.execute(t.p, running.id)).status).to.equal('canceling');
     await t.a.dispatcher.idle();
     expect((await t.get(running.id)).status).to.equal('canceled');
+    await t.a.dispatcher.stop();
+  });
+
+  it('never calls a run canceled while a backend holds it: one claimed and sent between the cancel\'s read and its write is canceling', async () => {
+    const t = await setup();
+    const run = await t.create();
+    // The cancel reads the run waiting on no backend; the dispatcher claims it and sends its prompt before the cancel writes.
+    let reads = 0;
+    const runs = new Proxy(t.w.ports.runs, {
+      get: (target, name) =>
+        name === 'get'
+          ? async (id: string) => {
+              const read = await target.get(id);
+              reads += 1;
+              if (reads === 1) {
+                await t.a.dispatcher.start();
+                await t.a.dispatcher.idle();
+              }
+              return read;
+            }
+          : (Reflect.get(target, name) as (...args: unknown[]) => unknown).bind(target),
+    }) as RunRepository;
+    const answer = await new CancelRun(runs, t.w.ports.workSignal, t.w.clock, t.w.ids).execute(t.p, run.id);
+    expect(t.backend.submitted.map((j) => j.runId), 'the prompt was sent').to.deep.equal([run.id]);
+    expect(answer.status, 'its backend still holds it').to.equal('canceling');
+    await t.a.dispatcher.idle();
+    expect((await t.get(run.id)).status).to.equal('canceled');
+    expect(t.backend.job(run.id), 'taken off the backend').to.equal(undefined);
     await t.a.dispatcher.stop();
   });
 

@@ -1,27 +1,28 @@
 /**
  * A run's page: its status, queue position and progress, followed live from the event stream
  * (polling when there is none); the latest preview while it runs; then its outputs, or its error.
- * "Cancel" while it is queued or running.
+ * "Cancel" while it is queued or running; its answer is shown too, unless the stream told of a
+ * later status first.
  * @module
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useReducer, useState } from 'preact/hooks';
 import { isTerminal, type Run } from '@runload/client';
 import { describeError } from '../api.js';
 import { useAccountSession } from '../ui/session-context.js';
 import { ProgressBar } from '../ui/progress-bar.js';
 import { formatSeconds, formatTime } from '../ui/format.js';
+import { LOADING, nextFollowed } from './followed-run.js';
 import { OutputMedia } from './output-media.js';
 import { usePreview } from './use-preview.js';
 
-type Followed = { readonly state: 'loading' } | { readonly state: 'failed'; readonly message: string } | { readonly state: 'known'; readonly run: Run };
-
 export function RunPage(props: { runId: string }) {
   const { client } = useAccountSession();
-  const [followed, setFollowed] = useState<Followed>({ state: 'loading' });
+  const [followed, follow] = useReducer(nextFollowed, LOADING);
   const [action, setAction] = useState<string | null>(null);
   // Counts the stream's preview events: each asks for the latest preview image again.
   const [previews, setPreviews] = useState(0);
-  const show = (run: Run) => setFollowed({ state: 'known', run });
+  // The stream's records and Cancel's answer alike: an older one never replaces a newer (followed-run.ts).
+  const show = (run: Run) => follow({ type: 'record', run });
 
   useEffect(() => {
     const controller = new AbortController();
@@ -30,7 +31,7 @@ export function RunPage(props: { runId: string }) {
       const run = await client.getRun(props.runId, signal);
       show(run);
       if (!isTerminal(run)) show(await client.waitForRun(props.runId, { onUpdate: show, onPreview: () => setPreviews((n) => n + 1), signal }));
-    })().catch((error: unknown) => signal.aborted || setFollowed({ state: 'failed', message: describeError(error) }));
+    })().catch((error: unknown) => signal.aborted || follow({ type: 'failed', message: describeError(error) }));
     return () => controller.abort();
   }, [props.runId]);
 

@@ -1,7 +1,8 @@
 /**
- * Cancel: a queued run becomes `canceled` at once; a running one becomes `canceling` and the
- * dispatcher interrupts it on its backend; a finished run is returned unchanged. Its owner
- * cancels through the API; the operator may cancel any run, and that is audited.
+ * Cancel: a queued run on no backend yet becomes `canceled` at once; one a backend holds (queued
+ * there or running) becomes `canceling`, and the dispatcher removes or interrupts it there; a
+ * finished run is returned unchanged. Its owner cancels through the API; the operator may cancel
+ * any run, and that is audited.
  * @module
  */
 import { auditEntry, type AuditEntry, type ChangeAuthor } from '../domain/audit.js';
@@ -56,10 +57,11 @@ export class CancelRun {
 
   private async transition(run: Run, audit: AuditEntry | undefined): Promise<Run | null | 'unchanged'> {
     if (run.status === 'queued' && run.backendId === null) {
+      // Still on no backend as it is written: one claimed since it was read is canceling (the backend holds it).
       return this.runs.update(
         run.id,
         { status: 'canceled', finishedAt: this.clock.now(), cancelRequested: true, leaseOwner: null, leaseExpiresAt: null },
-        { status: ['queued'] },
+        { status: ['queued'], unplaced: true },
         audit,
       );
     }
