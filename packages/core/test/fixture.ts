@@ -1,5 +1,5 @@
 /** A complete in-memory runload for use-case tests, with a fake clock and sequential ids. */
-import { CoreError, createRunloadApi, DEFAULT_LIMITS, mergeLimits, type Executor, type LimitsConfig, type Principal, type Tier } from '@runload/core';
+import { CoreError, createRunloadApi, DEFAULT_LIMITS, mergeLimits, type Executor, type LimitsConfig, type NamedLocks, type Principal, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock, SequentialIds } from '@runload/core/testing';
 
 /** 2026-03-10 12:00:00.000 UTC: the start of a minute and of an hour. */
@@ -21,12 +21,12 @@ export async function* bytes(...chunks: Uint8Array[]): AsyncIterable<Uint8Array>
   for (const c of chunks) yield c;
 }
 
-export async function makeWorld(options: { limits?: unknown; executor?: Executor } = {}) {
+export async function makeWorld(options: { limits?: unknown; executor?: Executor; locks?: NamedLocks } = {}) {
   const clock = new FakeClock(T0);
   const ids = new SequentialIds();
   const ports = createInMemoryPorts({ clock, ids, ...(options.executor ? { executor: options.executor } : {}) });
   const limits: LimitsConfig = options.limits ? mergeLimits(options.limits) : DEFAULT_LIMITS;
-  const api = createRunloadApi(ports, limits);
+  const api = createRunloadApi(options.locks ? { ...ports, locks: options.locks } : ports, limits);
   const app = await api.apps.publish({ name: 'blur', workflow: WORKFLOW });
   async function principal(tier: Tier = 'starter'): Promise<Principal & { apiKey: string }> {
     const account = await api.accounts.create(`acct-${tier}`, tier);

@@ -10,7 +10,7 @@ import { countStartingBefore, selectRunsWithPositions } from './queue-positions.
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { fromPatch, fromRun, toRun } from './run-row.js';
-import { ACTIVE_STATUSES, estimateInFlight, insertRuns, selectRuns } from './run-statements.js';
+import { ACTIVE_STATUSES, estimateInFlight, estimateVersions, insertRuns, selectRuns } from './run-statements.js';
 import { guarded } from './storage-errors.js';
 import { insertAuditEntry } from './knex-audit-log.js';
 import { TickBatch } from './tick-batch.js';
@@ -200,6 +200,10 @@ export class KnexRunRepository implements RunRepository {
 
   estimateInFlightGpuSeconds(accountId: string): Promise<number> {
     return guarded(() => this.estimates.add(accountId));
+  }
+
+  estimateGpuSeconds(appVersionIds: readonly string[]): Promise<number[]> {
+    return guarded(() => estimateVersions(this.db, appVersionIds));
   }
 
   heldByBackend(): Promise<Map<string, number>> {

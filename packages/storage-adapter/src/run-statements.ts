@@ -54,3 +54,26 @@ export async function estimateInFlight(db: Knex, accountIds: readonly string[]):
   }
   return accountIds.map((id) => totals.get(id) ?? 0);
 }
+
+/**
+ * For each app version, in the order given, the GPU-seconds one run of it in flight counts for in
+ * {@link estimateInFlight}: the mean of its latest finished runs, 0 when it has none (or no such version).
+ */
+export async function estimateVersions(db: Knex, appVersionIds: readonly string[]): Promise<number[]> {
+  const unique = [...new Set(appVersionIds)];
+  if (unique.length === 0) return [];
+  const rows = rawRows(
+    await db.raw(
+      `SELECT v.id AS id,
+              (SELECT AVG(recent.gpu_seconds) FROM (
+                 SELECT gpu_seconds FROM runs
+                  WHERE app_version_id = v.id AND finished_at IS NOT NULL AND gpu_seconds IS NOT NULL
+                  ORDER BY finished_at DESC LIMIT ${ESTIMATE_WINDOW}) recent) AS mean
+         FROM app_versions v
+        WHERE v.id IN (${placeholders(unique.length)})`,
+      unique,
+    ),
+  );
+  const means = new Map(rows.map((r) => [String(r['id']), r['mean'] === null ? 0 : Number(r['mean'])]));
+  return appVersionIds.map((id) => means.get(id) ?? 0);
+}

@@ -81,6 +81,7 @@ describe('SQLite query plans of the hot queries', () => {
     ['guarded update', () => runs.update(randomUUID(), { status: 'running' }, { status: ['queued'], leaseOwner: 'd' })],
     ['count active', () => runs.countActive(accountId)],
     ['GPU seconds in flight', () => runs.estimateInFlightGpuSeconds(accountId)],
+    ['GPU seconds of one run per app version (a batch of admissions)', () => runs.estimateGpuSeconds([appVersionId, randomUUID()])],
     ['GPU seconds used', () => new KnexGpuLedger(t.db).usedSeconds(accountId, new Date(T), new Date(T + 1000))],
   ];
   for (const [name, work] of cases) {

@@ -586,6 +586,19 @@ export function describeRunRepositoryContract(
         expect(await runs.estimateInFlightGpuSeconds(OTHER_ACCOUNT)).to.equal(3);
       });
 
+      it('estimates one run of each app version named as a run in flight counts, in the order named', async () => {
+        const finished = (minute: number, gpuSeconds: number) =>
+          queued(minute, { status: 'succeeded', finishedAt: at(minute + 0.5), metrics: { queueMs: 1, runMs: 1, gpuSeconds } });
+        expect(await runs.estimateGpuSeconds([]), 'nothing asked').to.deep.equal([]);
+        expect(await runs.estimateGpuSeconds([VERSION, OTHER_VERSION]), 'never finished').to.deep.equal([0, 0]);
+        await store(...Array.from({ length: 5 }, (_, i) => finished(i, 1000)));
+        await store(...Array.from({ length: 20 }, (_, i) => finished(10 + i, i % 2 === 0 ? 2 : 4)), queued(40), queued(41, { appVersionId: OTHER_VERSION }));
+        expect(await runs.estimateGpuSeconds([OTHER_VERSION, VERSION, VERSION]), 'last 20 finished, mean 3; the other never finished').to.deep.equal([0, 3, 3]);
+        expect(await runs.estimateGpuSeconds(['no-such-version']), 'no such version').to.deep.equal([0]);
+        // What the estimate says a run will count is what the account's in-flight estimate counts for it.
+        expect(await runs.estimateInFlightGpuSeconds(ACCOUNT)).to.equal(3);
+      });
+
       it('follows runs in and out of flight: finished, canceled, requeued or deleted', async () => {
         const [known] = await store(queued(0, { status: 'succeeded', finishedAt: at(1), metrics: { queueMs: 1, runMs: 1, gpuSeconds: 5 } }));
         const [a, b, c] = await store(queued(2), queued(3), queued(4, { status: 'running' }));

@@ -173,6 +173,11 @@ export interface RunRepository {
    * last 20 finished runs (0 for a version with none).
    */
   estimateInFlightGpuSeconds(accountId: string): Promise<number>;
+  /**
+   * For each app version named, in that order, what {@link estimateInFlightGpuSeconds} counts for
+   * one run of it in flight: the mean `gpuSeconds` of its last 20 finished runs (0 for none).
+   */
+  estimateGpuSeconds(appVersionIds: readonly string[]): Promise<number[]>;
   /** Runs each backend holds now (placed there and not finished), by backend id; backends holding none are left out. */
   heldByBackend(): Promise<Map<string, number>>;
   /**

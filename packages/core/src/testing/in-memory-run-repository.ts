@@ -216,6 +216,10 @@ export class InMemoryRunRepository implements RunRepository {
     return total;
   }
 
+  async estimateGpuSeconds(appVersionIds: readonly string[]): Promise<number[]> {
+    return appVersionIds.map((id) => this.meanGpuSeconds(id));
+  }
+
   async heldByBackend(): Promise<Map<string, number>> {
     const held = new Map<string, number>();
     for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);

@@ -93,7 +93,7 @@ export class CreateRun {
     const missing = this.executor.missingEverywhere({ workflow: version.workflow, inputs: values, ...(version.requireLabels ? { requireLabels: version.requireLabels } : {}) });
     if (missing) throw new CoreError('SERVICE_UNAVAILABLE', missing, { retryAfterSeconds: BACKEND_RETRY_AFTER_SECONDS });
 
-    const { admission: admitted, written: run } = await this.admission.admitAndWrite(account, async () => {
+    const { admission: admitted, written: run } = await this.admission.admitAndWrite(account, version.id, async () => {
       const queued = newQueuedRun({
         id: this.ids.uuid(),
         accountId: account.id,

@@ -12,6 +12,7 @@ import type { NamedLocks } from '../ports/named-locks.js';
 import type { WindowState } from '../domain/limit-window.js';
 import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
+import { AdmissionBatches, admitInOrder } from './admission-batches.js';
 
 export interface GpuQuotaState {
   /** GPU-seconds per calendar month (UTC) for the account's tier. */
@@ -45,6 +46,9 @@ export function runWindowHistory(runs: RunRepository): WindowHistory {
 }
 
 export class RunAdmission {
+  /** This instance's creates waiting for their account's admission lock. */
+  private readonly batches = new AdmissionBatches<Waiting>();
+
   constructor(
     private readonly limiter: RateLimiter,
     private readonly ledger: GpuLedger,
@@ -55,27 +59,71 @@ export class RunAdmission {
   ) {}
 
   /**
-   * Admits one run and writes it (`write`): all of the run windows and the quota pass and are
-   * consumed with the write, or nothing is. The quota is checked again, with the write, under
-   * the account's admission lock (on every instance), so concurrent creates cannot all read the
-   * same quota and all pass; only requests the windows let through take the lock. When `write`
-   * fails, what was consumed is refunded and its error rethrown.
+   * Admits one run of `appVersionId` and writes it (`write`): all of the run windows and the quota
+   * pass and are consumed with the write, or nothing is. The quota is checked again, with the
+   * write, under the account's admission lock (on every instance), so concurrent creates cannot
+   * all read the same quota and all pass; only requests the windows let through take part. The
+   * creates of one account on this instance share the lock's holds (see {@link AdmissionBatches}):
+   * each is decided as a hold of its own would decide it, and the writes of one hold go side by
+   * side. When `write` fails, what was consumed is refunded and its error rethrown.
    * @throws CoreError GPU_QUOTA_EXCEEDED or RATE_LIMITED, as `admit`
    */
-  async admitAndWrite<T>(account: Account, write: (admission: Admission) => Promise<T>): Promise<{ admission: Admission; written: T }> {
+  async admitAndWrite<T>(account: Account, appVersionId: string, write: (admission: Admission) => Promise<T>): Promise<{ admission: Admission; written: T }> {
     const admitted = await this.admit(account);
+    const outcome = await new Promise<Outcome>((settle) => {
+      const opened = this.batches.join(account.id, { appVersionId, admitted, write, settle });
+      if (opened) void this.holdFor(account);
+    });
+    if (outcome.kind === 'written') return { admission: outcome.admission, written: outcome.written as T };
+    // The run was not written, so it must cost nothing; the write error is what the caller sees.
+    await this.refund(admitted).catch(() => undefined);
+    throw outcome.kind === 'refused' ? await this.quotaExceeded(account, outcome.quota) : outcome.error;
+  }
+
+  /** Takes the account's admission lock for the batch waiting now, and admits it under that hold. */
+  private async holdFor(account: Account): Promise<void> {
+    let began = false;
     try {
-      return await this.locks.withLock(`gpu-admission:${account.id}`, async () => {
-        const quota = await this.quota(account);
-        if (quota.used + quota.inFlight >= quota.limit) throw new QuotaSpentMeanwhile();
-        const admission = { ...admitted, quota };
-        return { admission, written: await write(admission) };
+      await this.locks.withLock(`gpu-admission:${account.id}`, () => {
+        began = true;
+        return this.admitBatch(account, this.batches.take(account.id));
       });
     } catch (error) {
-      // The run was not written, so it must cost nothing; the write error is what the caller sees.
-      await this.refund(admitted).catch(() => undefined);
-      throw error instanceof QuotaSpentMeanwhile ? await this.quotaExceeded(account) : error;
+      // The lock could not be had: the batch still waits (nobody else asks for it), and fails with that.
+      if (!began) for (const member of this.batches.take(account.id)) member.settle({ kind: 'failed', error });
     }
+  }
+
+  /** Under the lock: one quota read decides every member in arrival order; the admitted ones are written side by side. */
+  private async admitBatch(account: Account, batch: readonly Waiting[]): Promise<void> {
+    let quota: GpuQuotaState;
+    let inFlightBefore: (number | null)[];
+    try {
+      // The last member's estimate decides nothing (nobody is decided after it): a lone create reads none.
+      const [read, estimates] = await Promise.all([
+        this.quota(account),
+        batch.length > 1 ? this.runs.estimateGpuSeconds(batch.map((m) => m.appVersionId)) : [0],
+      ]);
+      quota = read;
+      inFlightBefore = admitInOrder(quota, estimates);
+    } catch (error) {
+      for (const member of batch) member.settle({ kind: 'failed', error });
+      return;
+    }
+    await Promise.all(
+      batch.map(async (member, i) => {
+        const inFlight = inFlightBefore[i];
+        if (inFlight === null || inFlight === undefined) return member.settle({ kind: 'refused', quota });
+        // What a hold of its own would have read: the runs admitted before it are in flight by then.
+        const admission = { ...member.admitted, quota: { ...quota, inFlight } };
+        try {
+          member.settle({ kind: 'written', admission, written: await member.write(admission) });
+        } catch (error) {
+          // Its own failure only; the members decided after it still counted its estimate (never too many pass).
+          member.settle({ kind: 'failed', error });
+        }
+      }),
+    );
   }
 
   /** The state of the run windows and quota, counting nothing. */
@@ -138,5 +186,17 @@ export class RunAdmission {
   }
 }
 
-/** The quota was spent by another run admitted meanwhile (found under the admission lock). */
-class QuotaSpentMeanwhile extends Error {}
+/** A create waiting in an admission batch: its windows already consumed (`admitted`). */
+interface Waiting {
+  readonly appVersionId: string;
+  readonly admitted: Admission;
+  readonly write: (admission: Admission) => Promise<unknown>;
+  readonly settle: (outcome: Outcome) => void;
+}
+
+/** How a create's turn in its batch ended. */
+type Outcome =
+  | { readonly kind: 'written'; readonly admission: Admission; readonly written: unknown }
+  /** The quota (as the hold read it) was spent by runs admitted before it. */
+  | { readonly kind: 'refused'; readonly quota: GpuQuotaState }
+  | { readonly kind: 'failed'; readonly error: unknown };
