@@ -51,8 +51,9 @@ describe('Admission batches', () => {
     const oneByOne = await w.principal('plus');
     const sequential: Outcome[] = [];
     for (let i = 0; i < 30; i += 1) sequential.push(await create(oneByOne));
-    // One hold per create the quota read before the lock lets through: each after the fourth is refused by that read.
-    expect(locks.holds.get(`gpu-admission:${oneByOne.account.id}`), 'one hold per create let through').to.equal(4);
+    // One hold per create let through, and one for the fifth: the hold before it found room, so it
+    // skipped the read before the windows, and its hold refused it. Each after it is refused by that read.
+    expect(locks.holds.get(`gpu-admission:${oneByOne.account.id}`), 'one hold per create let through, and one refusing').to.equal(5);
 
     const atOnce = await w.principal('starter');
     const concurrent = await Promise.all(Array.from({ length: 30 }, () => create(atOnce)));
@@ -69,6 +70,26 @@ describe('Admission batches', () => {
     // The refused ones gave back their place in the run windows.
     const [minute] = (await w.ports.limiter.peek([{ name: WINDOW.runMinute, subject: atOnce.account.id, period: 'minute', limit: 1000 }])).windows;
     expect(minute?.remaining, 'runs counted in the minute window').to.equal(1000 - 4);
+  });
+
+  it('reads the quota before the windows only when no hold found room for the account within the last second', async () => {
+    const w = await makeWorld({ limits: { tiers: { starter: { runs_per_minute: 1000, runs_per_hour: 1000 } } } });
+    const p = await w.principal('starter');
+    const usedSeconds = w.ports.gpuLedger.usedSeconds.bind(w.ports.gpuLedger);
+    let reads = 0;
+    w.ports.gpuLedger.usedSeconds = (...args) => {
+      reads += 1;
+      return usedSeconds(...args);
+    };
+    const create = async () => {
+      const before = reads;
+      await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } });
+      return reads - before;
+    };
+    expect(await create(), 'before the windows and under the lock').to.equal(2);
+    expect(await create(), 'room was seen a moment ago: under the lock only').to.equal(1);
+    w.clock.advance(1000);
+    expect(await create(), 'a second later: before the windows again').to.equal(2);
   });
 
   it('fails only the create whose write fails, and gives back what it consumed; the others of its hold are written', async () => {

@@ -13,6 +13,7 @@ import type { WindowState } from '../domain/limit-window.js';
 import type { LimitDecision, RateLimiter, WindowHistory, WindowSpec } from '../ports/rate-limiter.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import { AdmissionBatches, admitInOrder } from './admission-batches.js';
+import { QuotaHeadroomSeen } from './quota-headroom-seen.js';
 
 export interface GpuQuotaState {
   /** GPU-seconds per calendar month (UTC) for the account's tier. */
@@ -48,6 +49,8 @@ export function runWindowHistory(runs: RunRepository): WindowHistory {
 export class RunAdmission {
   /** This instance's creates waiting for their account's admission lock. */
   private readonly batches = new AdmissionBatches<Waiting>();
+  /** Accounts whose last quota read under the lock found room: their next creates skip the read before the windows. */
+  private readonly headroom = new QuotaHeadroomSeen();
 
   constructor(
     private readonly limiter: RateLimiter,
@@ -69,7 +72,7 @@ export class RunAdmission {
    * @throws CoreError GPU_QUOTA_EXCEEDED or RATE_LIMITED, as `admit`
    */
   async admitAndWrite<T>(account: Account, appVersionId: string, write: (admission: Admission) => Promise<T>): Promise<{ admission: Admission; written: T }> {
-    const admitted = await this.admit(account);
+    const admitted = await this.admit(account, { quotaReadUnlessRoomSeen: true });
     const outcome = await new Promise<Outcome>((settle) => {
       const opened = this.batches.join(account.id, { appVersionId, admitted, write, settle });
       if (opened) void this.holdFor(account);
@@ -106,6 +109,7 @@ export class RunAdmission {
       ]);
       quota = read;
       inFlightBefore = admitInOrder(quota, estimates);
+      this.headroom.note(account.id, inFlightBefore.at(-1) !== null, this.clock.nowMs());
     } catch (error) {
       for (const member of batch) member.settle({ kind: 'failed', error });
       return;
@@ -133,11 +137,14 @@ export class RunAdmission {
   }
 
   /**
-   * Admits one run or refuses it with nothing consumed.
+   * Admits one run or refuses it with nothing consumed. With `quotaReadUnlessRoomSeen` (the caller
+   * checks the quota again under the lock), the quota is not read when a read under the lock found
+   * room within the last second; the admission's `quota` is then the caller's to fill.
    * @throws CoreError GPU_QUOTA_EXCEEDED (retry after the month ends) or RATE_LIMITED
    */
-  async admit(account: Account): Promise<Admission> {
-    const quota = await this.quota(account);
+  async admit(account: Account, options: { quotaReadUnlessRoomSeen?: boolean } = {}): Promise<Admission> {
+    const skip = options.quotaReadUnlessRoomSeen === true && this.headroom.recently(account.id, this.clock.nowMs());
+    const quota = skip ? NOT_READ : await this.quota(account);
     if (quota.used + quota.inFlight >= quota.limit) throw await this.quotaExceeded(account, quota);
     const decision = await this.limiter.consume(this.windows(account));
     if (!decision.allowed) {
@@ -200,3 +207,6 @@ type Outcome =
   /** The quota (as the hold read it) was spent by runs admitted before it. */
   | { readonly kind: 'refused'; readonly quota: GpuQuotaState }
   | { readonly kind: 'failed'; readonly error: unknown };
+
+/** The quota not read before the windows (room was seen under the lock a moment ago): the read under the lock fills it. */
+const NOT_READ: GpuQuotaState = { limit: Number.POSITIVE_INFINITY, used: 0, inFlight: 0, remaining: Number.POSITIVE_INFINITY, resetAt: 0 };
