@@ -3,9 +3,9 @@
  * many, each decided as a hold of its own would decide it, so the quota stays exact.
  */
 import { expect } from 'chai';
-import { CoreError, RunLifecycle, WINDOW, type NamedLocks, type Principal } from '@runload/core';
+import { CoreError, WINDOW, type NamedLocks, type Principal } from '@runload/core';
 import { InProcessNamedLocks } from '@runload/core/testing';
-import { makeWorld } from './fixture.js';
+import { finishRunOfSeconds, makeWorld } from './fixture.js';
 
 /** The process's locks, counting the holds of each name. */
 class CountedLocks implements NamedLocks {
@@ -25,15 +25,7 @@ const QUOTA_10 = { gpu_seconds_per_month: 10, runs_per_minute: 1000, runs_per_ho
 async function worldWithEstimate3() {
   const locks = new CountedLocks();
   const w = await makeWorld({ locks, limits: { tiers: { starter: QUOTA_10, plus: QUOTA_10 } } });
-  // Another account's finished run of 3 GPU-seconds makes the app version's estimate.
-  const other = await w.principal('ultra');
-  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
-  const first = (await w.api.createRun.execute({ principal: other, appVersionId: w.app.id, body: { inputs: {} } })).run;
-  await lifecycle.started(first);
-  w.clock.advance(3000);
-  const running = await w.ports.runs.get(first.id);
-  if (!running) throw new Error('no run');
-  await lifecycle.succeeded(running, [], { startedAtMs: 0, finishedAtMs: 3000 });
+  await finishRunOfSeconds(w, 3);
   return { w, locks };
 }
 

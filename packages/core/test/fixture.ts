@@ -1,5 +1,5 @@
 /** A complete in-memory runload for use-case tests, with a fake clock and sequential ids. */
-import { CoreError, createRunloadApi, DEFAULT_LIMITS, mergeLimits, type Executor, type LimitsConfig, type NamedLocks, type Principal, type Tier } from '@runload/core';
+import { CoreError, createRunloadApi, DEFAULT_LIMITS, mergeLimits, RunLifecycle, type Executor, type LimitsConfig, type NamedLocks, type Principal, type Tier } from '@runload/core';
 import { createInMemoryPorts, FakeClock, SequentialIds } from '@runload/core/testing';
 
 /** 2026-03-10 12:00:00.000 UTC: the start of a minute and of an hour. */
@@ -45,4 +45,16 @@ export async function codeOf(p: Promise<unknown>): Promise<string> {
     if (CoreError.is(error)) return error.code;
     throw error;
   }
+}
+
+/** Another account's run of the world's app, finished after `seconds` GPU-seconds: the app version's estimate is then that. */
+export async function finishRunOfSeconds(w: Awaited<ReturnType<typeof makeWorld>>, seconds: number): Promise<void> {
+  const other = await w.principal('ultra');
+  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+  const first = (await w.api.createRun.execute({ principal: other, appVersionId: w.app.id, body: { inputs: {} } })).run;
+  await lifecycle.started(first);
+  w.clock.advance(seconds * 1000);
+  const running = await w.ports.runs.get(first.id);
+  if (!running) throw new Error('no run');
+  await lifecycle.succeeded(running, [], { startedAtMs: 0, finishedAtMs: seconds * 1000 });
 }

@@ -3,21 +3,13 @@
  * creates sent at once must not all read the same state and all pass.
  */
 import { expect } from 'chai';
-import { CoreError, RunLifecycle } from '@runload/core';
-import { makeWorld } from './fixture.js';
+import { CoreError } from '@runload/core';
+import { finishRunOfSeconds, makeWorld } from './fixture.js';
 
 describe('GPU quota under concurrency', () => {
   it('admits from 30 creates at once no more than sequential creates admit (quota 10 GPU-s, estimate 3 s: 4)', async () => {
     const w = await makeWorld({ limits: { tiers: { starter: { gpu_seconds_per_month: 10, runs_per_minute: 1000, runs_per_hour: 1000 } } } });
-    // Another account's finished run of 3 GPU-seconds makes the app version's estimate.
-    const other = await w.principal('ultra');
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
-    const first = (await w.api.createRun.execute({ principal: other, appVersionId: w.app.id, body: { inputs: {} } })).run;
-    await lifecycle.started(first);
-    w.clock.advance(3000);
-    const running = await w.ports.runs.get(first.id);
-    if (!running) throw new Error('no run');
-    await lifecycle.succeeded(running, [], { startedAtMs: 0, finishedAtMs: 3000 });
+    await finishRunOfSeconds(w, 3);
 
     const p = await w.principal('starter');
     const outcomes = await Promise.all(
