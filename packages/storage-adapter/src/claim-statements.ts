@@ -67,15 +67,7 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
   }
   // This process's claims read the placements its earlier claims noted.
   await notesByDb.get(db);
-  const room: Room = { ids, locked: null, offers, free: null, drained: false };
-  const claimed: Run[] = [];
-  while (claimed.length < max && !room.drained) {
-    const run = await claimFor(db, request, room, 'sqlite');
-    if (!run) break;
-    claimed.push(run);
-    room.free = takeSlot(room.free ?? [], run, request.now.getTime());
-    if (room.free.length === 0) break;
-  }
+  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, drained: false }, 'sqlite', max);
   // Noted while the runs' prompts go out: a placement is a hint for the claims after this one, and
   // one lost with the database (which fails those claims too) costs only a warm placement.
   if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
@@ -84,6 +76,19 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
 
 /** Per SQLite database, the note of this process's last claim's placements, until it is written. */
 const notesByDb = new WeakMap<Knex, Promise<void>>();
+
+/** Run after run in the order, each on a backend with room after those before it, up to `max`. */
+async function claimWhileRoom(db: Knex, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres', max: number): Promise<Run[]> {
+  const claimed: Run[] = [];
+  while (claimed.length < max && !room.drained) {
+    const run = await claimFor(db, request, room, dialect);
+    if (!run) break;
+    claimed.push(run);
+    room.free = takeSlot(room.free ?? [], run, request.now.getTime());
+    if (room.free.length === 0) break;
+  }
+  return claimed;
+}
 
 /** The slot a claimed run took, and its backend now warm for its app version, for the next claim. */
 function takeSlot(free: readonly FreeBackend[], run: Run, nowMs: number): FreeBackend[] {
@@ -146,17 +151,8 @@ async function claimInTransaction(
     await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) AND ${ACCEPTING} ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids),
   );
   const skipped = locked.length < ids.length;
-  const claimed: Run[] = [];
-  if (locked.length > 0) {
-    const room: Room = { ids: locked.map((b) => String(b['id'])), locked, offers, free: null, drained: false };
-    while (claimed.length < max && !room.drained) {
-      const run = await claimFor(trx, request, room, 'postgres');
-      if (!run) break;
-      claimed.push(run);
-      room.free = takeSlot(room.free ?? [], run, request.now.getTime());
-      if (room.free.length === 0) break;
-    }
-  }
+  const room: Room = { ids: locked.map((b) => String(b['id'])), locked, offers, free: null, drained: false };
+  const claimed = locked.length > 0 ? await claimWhileRoom(trx, request, room, 'postgres', max) : [];
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
 
