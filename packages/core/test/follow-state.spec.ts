@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { CoreError, stepFollowState, whenLost, type FollowEvent, type FollowState, type RunStatus, type StepEnv } from '@runload/core';
 
 const ENV: StepEnv = { nowMs: 10_000, backendGraceMs: 5000, progressWriteMs: 250, outputReadAttempts: 5 };
-const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
+const SENT: FollowState = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null, endedOnBackend: false };
 
 describe('the followed run: a backend that loses the run', () => {
   const rows: [string, FollowState, FollowEvent, FollowState['kind'], string | null][] = [
@@ -67,6 +67,22 @@ describe('the followed run: progress writes (throttled)', () => {
 });
 
 type EffectKind = ReturnType<typeof stepFollowState>['effects'][number]['do'];
+
+describe('the followed run: the backend announces the end before the outcome is read', () => {
+  it('stays sent, no longer taking its place on the backend, and does nothing yet', () => {
+    const next = stepFollowState(SENT, { type: 'backend', event: { type: 'ended' } }, ENV);
+    expect(next.state).to.deep.equal({ ...SENT, endedOnBackend: true });
+    expect(next.effects).to.deep.equal([]);
+  });
+
+  it('still stores the outcome when it comes', () => {
+    const ended = { ...SENT, endedOnBackend: true } as FollowState;
+    const result = { state: 'succeeded', outputs: [], timing: null } as const;
+    const next = stepFollowState(ended, { type: 'backend', event: { type: 'finished', result } }, ENV);
+    expect(next.state.kind).to.equal('finishing');
+    expect(next.effects.map((e) => e.do)).to.deep.equal(['store']);
+  });
+});
 
 describe('the followed run: a cancel or an interrupt that does not reach the backend', () => {
   const failure = new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500');

@@ -6,7 +6,8 @@
  * ```
  *  following {started, endAnnounced, lastProgress}
  *  ──socket message about the run ──────► following (started once news of execution comes;
- *                                         an end announced asks for a confirmation)
+ *                                         an end announced is told once as `ended`, and asks
+ *                                         for a confirmation)
  *  ──confirmation: queued │ running ────► following
  *  ──confirmation: terminal │ unknown ──► done (the last news: finished │ lost)
  *  ──stop (unfollowed, followed anew, closed) ► done
@@ -95,6 +96,8 @@ function onMessage(s: Following, m: Extract<FollowerEvent, { type: 'message' }>,
   } else if (PROGRESS_MESSAGES.has(m.message)) {
     start(nowMs);
   } else if (m.message === 'executing' || END_MESSAGES.has(m.message)) {
+    // Told once, at the first of them: the server is free for the next prompt before the outcome is read.
+    if (!next.endAnnounced) effects.push({ do: 'tell', event: { type: 'ended' } });
     // `executing {node: null}` follows the history write; the end messages precede it slightly.
     next = { ...next, endAnnounced: true };
     effects.push({ do: 'confirm' });

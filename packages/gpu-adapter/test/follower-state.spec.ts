@@ -51,11 +51,13 @@ describe('the run followed on a ComfyUI server: state × event', () => {
       ['tell:progress:3:1/8'],
     ],
     ['the same reading again (said in two messages)', { ...STARTED, lastProgress: '3:1/8' }, message('progress_state', { progress: { value: 1, max: 8, nodeId: '3' } }), { ...STARTED, lastProgress: '3:1/8' }, []],
-    // The end announced: a confirmation now, and one shortly after the end messages.
-    ['executing with no node (the history is written)', STARTED, message('executing'), { ...STARTED, endAnnounced: true }, ['confirm']],
-    ['execution_success', STARTED, message('execution_success'), { ...STARTED, endAnnounced: true }, ['confirm', 'confirm-soon']],
-    ['execution_error', STARTED, message('execution_error'), { ...STARTED, endAnnounced: true }, ['confirm', 'confirm-soon']],
-    ['execution_interrupted before any start', FOLLOWING, message('execution_interrupted'), { ...FOLLOWING, endAnnounced: true }, ['confirm', 'confirm-soon']],
+    // The end announced: told once (the server is free for the next prompt), a confirmation now,
+    // and one shortly after the end messages.
+    ['executing with no node (the history is written)', STARTED, message('executing'), { ...STARTED, endAnnounced: true }, ['tell:ended', 'confirm']],
+    ['execution_success', STARTED, message('execution_success'), { ...STARTED, endAnnounced: true }, ['tell:ended', 'confirm', 'confirm-soon']],
+    ['execution_error', STARTED, message('execution_error'), { ...STARTED, endAnnounced: true }, ['tell:ended', 'confirm', 'confirm-soon']],
+    ['execution_interrupted before any start', FOLLOWING, message('execution_interrupted'), { ...FOLLOWING, endAnnounced: true }, ['tell:ended', 'confirm', 'confirm-soon']],
+    ['executing with no node after execution_success (the end told already)', { ...STARTED, endAnnounced: true }, message('executing'), { ...STARTED, endAnnounced: true }, ['confirm']],
     ['a message that says nothing of the run', STARTED, message('status'), STARTED, []],
     // Confirmations.
     ['confirmed queued', FOLLOWING, inspected({ state: 'queued', position: 2 }), FOLLOWING, []],

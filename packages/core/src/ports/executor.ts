@@ -115,6 +115,11 @@ export type ExecutionEvent =
   /** The backend began executing this node of the run. */
   | { readonly type: 'executing'; readonly nodeId: string }
   | { readonly type: 'progress'; readonly value: number; readonly max: number; readonly nodeId: string | null }
+  /**
+   * The backend announced that it finished executing the run: it runs nothing more of it, so its
+   * place on the backend is free, though the outcome (`finished`) is still to be read. May not come.
+   */
+  | { readonly type: 'ended' }
   | { readonly type: 'finished'; readonly result: TerminalExecutionState }
   /** The backend does not know the run (it restarted, or the run was removed there). */
   | { readonly type: 'lost' };

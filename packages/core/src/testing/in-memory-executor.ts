@@ -170,6 +170,11 @@ export class InMemoryExecutor implements Executor {
     this.emit(this.require(runId), { type: 'progress', value, max, nodeId });
   }
 
+  /** The backend announces the run's end; its outcome is told later (succeed, fail). */
+  announceEnd(runId: string): void {
+    this.emit(this.require(runId), { type: 'ended' });
+  }
+
   /** The backend sends a preview image of the running run. */
   preview(runId: string, preview: Preview): void {
     this.emit(this.require(runId), { type: 'preview', preview });

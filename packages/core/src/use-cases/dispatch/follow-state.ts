@@ -5,7 +5,7 @@
  *
  * ```
  * states:  submitting {cancelPending}
- *          sent {cancelSent, timedOut, interruptSent, unreachableSince, finishFailures, lastProgress}
+ *          sent {cancelSent, timedOut, interruptSent, unreachableSince, finishFailures, lastProgress, endedOnBackend}
  *          finishing {result, the sent state to go back to}
  *          settled
  *
@@ -13,6 +13,7 @@
  *  taken over ► submitting, then accepted at once (its prompt is on the backend already)
  *  submitting ─accepted ──────────────────────────────────────► sent
  *  submitting ─refused │ input gone │ claim lost │ unreachable │ error ► settled
+ *  sent ───────ended ──────────────────────────────────────────► sent, no longer taking a place on its backend
  *  sent ───────finished │ terminal state read ────────────────► finishing
  *  sent ───────cancel failed │ interrupt failed ───────────────► sent (sent again at the next sweep)
  *  sent ───────lost │ "unknown" │ unreachable past grace │
@@ -56,6 +57,11 @@ export interface Sent {
   readonly lastProgressMs: number;
   /** The running node the last written progress named: a node that starts is always written. */
   readonly lastProgressNodeId: string | null;
+  /**
+   * The backend announced the run's end: it executes nothing more of it, so the run no longer
+   * takes a place there, though its outcome is still to be read.
+   */
+  readonly endedOnBackend: boolean;
 }
 
 /** The backend is done; the outcome is being stored. Events and reconciliations leave it alone. */
@@ -146,7 +152,7 @@ export interface Step {
 
 export const SUBMITTING: Submitting = { kind: 'submitting', cancelPending: false };
 const SETTLED: Settled = { kind: 'settled' };
-const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null };
+const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null, endedOnBackend: false };
 
 const stay = (state: FollowState): Step => ({ state, effects: [] });
 const settle = (settlement: Settlement): Step => ({ state: SETTLED, effects: [{ do: 'settle', settlement }] });
@@ -239,6 +245,8 @@ function onBackendEvent(s: Sent, event: ExecutionEvent, env: StepEnv): Step {
       return { state: s, effects: [{ do: 'record-started' }] };
     case 'executing':
       return stay(s);
+    case 'ended':
+      return s.endedOnBackend ? stay(s) : stay({ ...s, endedOnBackend: true });
     case 'progress': {
       // Written at most every progressWriteMs, and always when the run completes or a node starts:
       // a node without steps reports nothing more, so a skipped start would leave the run naming

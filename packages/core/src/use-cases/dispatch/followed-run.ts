@@ -19,7 +19,12 @@ const OUTPUT_READ_ATTEMPTS = 5;
 /** Dispatches a run may have in all, unless the dispatcher is told otherwise. */
 const DEFAULT_MAX_ATTEMPTS = 3;
 
-const holds = (state: FollowState) => state.kind === 'submitting' || state.kind === 'sent';
+/**
+ * Whether a following takes a place on its backend: from the claim until the backend is done with
+ * the run (it announced the end, or its outcome is being stored), so the next run is sent while
+ * this one's outcome is still being read.
+ */
+const holds = (state: FollowState) => state.kind === 'submitting' || (state.kind === 'sent' && !state.endedOnBackend);
 
 export class FollowedRun {
   private current: FollowState = SUBMITTING;
