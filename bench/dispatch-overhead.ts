@@ -49,6 +49,8 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   const { say, quick } = options;
   const runs = quick ? 100 : 1000;
   const seconds = quick ? 3 : 10;
+  // Each end-to-end window follows the same load for this long, unmeasured (steady state, see endToEnd).
+  const warmUpSeconds = quick ? 1 : 5;
   const fake = await startFakeComfyUI({ executionMs: 0 });
   // Every figure is taken without the profiler (it costs the server about a third of its speed).
   const server = await startRunload('dispatch', {}, fake.url);
@@ -86,13 +88,14 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
     `  - of it, the poll that saw it was sent p50 ${ms(percentile(seeingPollSent, 50))} after the finish (the history read, the output fetched and stored, the status written, and the poll in flight meanwhile) and took p50 ${ms(percentile(seeingPollTook, 50))} itself`,
   );
 
-  const runload = await endToEnd(client, server.pid, seconds);
+  const runload = await endToEnd(client, server.pid, seconds, { warmUpSeconds });
   await server.stop();
   const workflow = JSON.parse(JSON.stringify(fake.prompts.at(-1)?.prompt ?? {})) as Record<string, unknown>;
   // Every client's run in ComfyUI's own queue at once, as when the fake is driven alone.
   const deeper = await startRunload('dispatch-depth-16', { RUNLOAD_DISPATCH_DEPTH: '16' }, fake.url);
-  const deeperRun = await endToEnd(await clientOf(deeper), deeper.pid, seconds);
+  const deeperRun = await endToEnd(await clientOf(deeper), deeper.pid, seconds, { warmUpSeconds });
   await deeper.stop();
+  await fakeAlone(fake, workflow, 16, warmUpSeconds);
   const aloneRate = await fakeAlone(fake, workflow, 16, seconds);
   const shallowShare = share(runload, aloneRate);
   const deepShare = share(deeperRun, aloneRate);

@@ -89,8 +89,8 @@ async function throughRunload(fakes: readonly FakeComfyUI[], pollMs: number, sec
           while (now() < until) await pollUntilDone(client, await createRun(client, { '2:sigma': freshSigma() }), pollMs);
         }),
       );
-    // A second of warm-up (every backend connected and its first prompt sent), then the window.
-    await drive(now() + 1000);
+    // Three seconds of warm-up (every backend connected, the server's hot paths compiled), then the window.
+    await drive(now() + 3000);
     const cpuBefore = cpuSeconds(server.pid);
     const from = now();
     const until = from + seconds * 1000;
