@@ -62,7 +62,7 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
   const ids = [...offers.keys()].sort();
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    await db.raw(`INSERT INTO dispatch_backends (id) VALUES ${unknown.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, unknown);
+    await insertBackendRows(db, unknown);
     unknown.forEach((id) => known.add(id));
   }
   // This process's claims read the placements its earlier claims noted.
@@ -72,6 +72,11 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
   // one lost with the database (which fails those claims too) costs only a warm placement.
   if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
   return claimed;
+}
+
+/** The `dispatch_backends` rows of backends no claim has seen yet (a row another claim wrote first is kept). */
+function insertBackendRows(db: Knex, ids: readonly string[]): Promise<unknown> {
+  return db.raw(`INSERT INTO dispatch_backends (id) VALUES ${ids.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, [...ids]);
 }
 
 /** Per SQLite database, the note of this process's last claim's placements, until it is written. */
@@ -142,7 +147,7 @@ async function claimInTransaction(
   const ids = [...offers.keys()].sort();
   const unknown = ids.filter((id) => !knownBackends.has(id));
   if (unknown.length > 0) {
-    await trx.raw(`INSERT INTO dispatch_backends (id) VALUES ${unknown.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, unknown);
+    await insertBackendRows(trx, unknown);
     // Remembered once the row is surely there (its transaction committed).
     void trx.executionPromise.then(() => unknown.forEach((id) => knownBackends.add(id)), () => undefined);
   }
