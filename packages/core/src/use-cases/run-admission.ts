@@ -72,14 +72,17 @@ export class RunAdmission {
    * @throws CoreError GPU_QUOTA_EXCEEDED or RATE_LIMITED, as `admit`
    */
   async admitAndWrite<T>(account: Account, appVersionId: string, write: (admission: Admission) => Promise<T>): Promise<{ admission: Admission; written: T }> {
-    const admitted = await this.admit(account, { quotaReadUnlessRoomSeen: true });
+    // A spent quota is refused before the windows count the request. The read is skipped when one
+    // under the lock found room within the last second: the read under the lock decides anyway.
+    if (!this.headroom.recently(account.id, this.clock.nowMs())) await this.refuseSpentQuota(account);
+    const decision = await this.consumeWindows(account);
     const outcome = await new Promise<Outcome>((settle) => {
-      const opened = this.batches.join(account.id, { appVersionId, admitted, write, settle });
+      const opened = this.batches.join(account.id, { appVersionId, decision, write, settle });
       if (opened) void this.holdFor(account);
     });
     if (outcome.kind === 'written') return { admission: outcome.admission, written: outcome.written as T };
     // The run was not written, so it must cost nothing; the write error is what the caller sees.
-    await this.refund(admitted).catch(() => undefined);
+    await this.limiter.refund(decision).catch(() => undefined);
     throw outcome.kind === 'refused' ? await this.quotaExceeded(account, outcome.quota) : outcome.error;
   }
 
@@ -119,7 +122,7 @@ export class RunAdmission {
         const inFlight = inFlightBefore[i];
         if (inFlight === null || inFlight === undefined) return member.settle({ kind: 'refused', quota });
         // What a hold of its own would have read: the runs admitted before it are in flight by then.
-        const admission = { ...member.admitted, quota: { ...quota, inFlight } };
+        const admission: Admission = { decision: member.decision, windows: member.decision.windows, quota: { ...quota, inFlight } };
         try {
           member.settle({ kind: 'written', admission, written: await member.write(admission) });
         } catch (error) {
@@ -137,15 +140,19 @@ export class RunAdmission {
   }
 
   /**
-   * Admits one run or refuses it with nothing consumed. With `quotaReadUnlessRoomSeen` (the caller
-   * checks the quota again under the lock), the quota is not read when a read under the lock found
-   * room within the last second; the admission's `quota` is then the caller's to fill.
-   * @throws CoreError GPU_QUOTA_EXCEEDED (retry after the month ends) or RATE_LIMITED
+   * Refuses a spent quota, with nothing consumed.
+   * @throws CoreError GPU_QUOTA_EXCEEDED (retry after the month ends)
    */
-  async admit(account: Account, options: { quotaReadUnlessRoomSeen?: boolean } = {}): Promise<Admission> {
-    const skip = options.quotaReadUnlessRoomSeen === true && this.headroom.recently(account.id, this.clock.nowMs());
-    const quota = skip ? NOT_READ : await this.quota(account);
+  private async refuseSpentQuota(account: Account): Promise<void> {
+    const quota = await this.quota(account);
     if (quota.used + quota.inFlight >= quota.limit) throw await this.quotaExceeded(account, quota);
+  }
+
+  /**
+   * Counts the request in the run windows, or refuses it with nothing consumed.
+   * @throws CoreError RATE_LIMITED
+   */
+  private async consumeWindows(account: Account): Promise<LimitDecision> {
     const decision = await this.limiter.consume(this.windows(account));
     if (!decision.allowed) {
       const hourly = decision.windows.find((w) => w.exhausted && w.period === 'hour');
@@ -156,7 +163,7 @@ export class RunAdmission {
         windows: decision.windows,
       });
     }
-    return { decision, windows: decision.windows, quota };
+    return decision;
   }
 
   /** The refusal of a spent quota, with the windows as they stand (nothing consumed). */
@@ -167,11 +174,6 @@ export class RunAdmission {
       retryAfterSeconds,
       windows: (await this.limiter.peek(this.windows(account))).windows,
     });
-  }
-
-  /** Gives back what `admit` consumed (the run was not written). */
-  async refund(admission: Admission): Promise<void> {
-    await this.limiter.refund(admission.decision);
   }
 
   async quota(account: Account): Promise<GpuQuotaState> {
@@ -193,10 +195,10 @@ export class RunAdmission {
   }
 }
 
-/** A create waiting in an admission batch: its windows already consumed (`admitted`). */
+/** A create waiting in an admission batch: its windows already consumed (`decision`). */
 interface Waiting {
   readonly appVersionId: string;
-  readonly admitted: Admission;
+  readonly decision: LimitDecision;
   readonly write: (admission: Admission) => Promise<unknown>;
   readonly settle: (outcome: Outcome) => void;
 }
@@ -208,5 +210,3 @@ type Outcome =
   | { readonly kind: 'refused'; readonly quota: GpuQuotaState }
   | { readonly kind: 'failed'; readonly error: unknown };
 
-/** The quota not read before the windows (room was seen under the lock a moment ago): the read under the lock fills it. */
-const NOT_READ: GpuQuotaState = { limit: Number.POSITIVE_INFINITY, used: 0, inFlight: 0, remaining: Number.POSITIVE_INFINITY, resetAt: 0 };
