@@ -211,18 +211,15 @@ describe('Dispatcher', () => {
 
   it('sends the next run to a backend at depth 1 as soon as the backend announces the end of the run before, before its outcome is read', async () => {
     const t = await setup();
-    await t.a.dispatcher.start();
-    const first = await t.create();
-    await t.a.dispatcher.idle();
-    const start = t.w.clock.nowMs();
-    t.backend.start(first.id, start);
+    const first = await t.startedRun();
     const second = await t.create();
     await t.a.dispatcher.idle();
     expect(t.sentTimes(second.id), 'the backend is full while the first run executes').to.equal(0);
     t.backend.announceEnd(first.id);
     await t.transition((c) => c.runId === second.id && c.to === 'sent', 'the second run to be sent');
     expect((await t.get(first.id)).status, 'the first run has no outcome yet').to.equal('running');
-    t.backend.succeed(first.id, [OUT], { startedAtMs: start, finishedAtMs: start + 2000 });
+    const start = t.w.clock.nowMs();
+    t.backend.succeed(first.id, [OUT], { startedAtMs: start - 2000, finishedAtMs: start });
     await t.a.dispatcher.idle();
     expect((await t.get(first.id)).status).to.equal('succeeded');
     expect(t.sentTimes(second.id)).to.equal(1);
