@@ -68,11 +68,17 @@ describe('the followed run: progress writes (throttled)', () => {
 
 type EffectKind = ReturnType<typeof stepFollowState>['effects'][number]['do'];
 
-describe('the followed run: the backend announces the end before the outcome is read', () => {
-  it('stays sent, no longer taking its place on the backend, and does nothing yet', () => {
+describe('the followed run: a backend done with the run before its outcome is stored', () => {
+  it('the end announced: stays sent, no longer taking its place on the backend, and does nothing yet', () => {
     const next = stepFollowState(SENT, { type: 'backend', event: { type: 'ended' } }, ENV);
     expect(next.state).to.deep.equal({ ...SENT, endedOnBackend: true });
     expect(next.effects).to.deep.equal([]);
+  });
+
+  it('takes no place on the backend after storing its outcome failed (the backend gave it)', () => {
+    const finishing: FollowState = { kind: 'finishing', result: { state: 'succeeded', outputs: [], timing: null }, sent: SENT as Extract<FollowState, { kind: 'sent' }> };
+    const next = stepFollowState(finishing, { type: 'store-failed', error: new CoreError('SERVICE_UNAVAILABLE', 'ComfyUI answered 500') }, ENV);
+    expect(next.state).to.deep.include({ kind: 'sent', finishFailures: 1, endedOnBackend: true });
   });
 
   it('still stores the outcome when it comes', () => {

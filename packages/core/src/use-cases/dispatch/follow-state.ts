@@ -269,10 +269,11 @@ function fromFinishing(s: Finishing, event: FollowEvent, env: StepEnv): Step {
       return stay(SETTLED);
     case 'store-failed': {
       // Nothing is lost: back to sent, and the next sweep reads the outcome again. Outputs that stay
-      // unreadable while the backend answers mean the backend lost them.
+      // unreadable while the backend answers mean the backend lost them. The backend is done with
+      // the run (it gave its outcome), so the run takes no place there meanwhile.
       const failures = s.sent.finishFailures + 1;
       if (failures < env.outputReadAttempts || !CoreError.hasCode(event.error, 'SERVICE_UNAVAILABLE')) {
-        return { state: { ...s.sent, finishFailures: failures }, effects: [{ do: 'report', message: 'could not store a finished run; the next sweep tries again', error: event.error }] };
+        return { state: { ...s.sent, finishFailures: failures, endedOnBackend: true }, effects: [{ do: 'report', message: 'could not store a finished run; the next sweep tries again', error: event.error }] };
       }
       return settle({ how: 'give-up', result: s.result, reason: (event.error as Error).message });
     }
