@@ -19,7 +19,7 @@
  *  sent ───────lost │ "unknown" │ unreachable past grace │
  *              cancel answered "gone" ────────────────────────► settled
  *  finishing ──stored │ store failed, no try left ─────────────► settled
- *  finishing ──store failed, tries left ───────────────────────► sent
+ *  finishing ──store failed, tries left ───────────────────────► sent (ended on its backend)
  *  any ────────stop ───────────────────────────────────────────► settled
  *
  * a run settled as lost (`lose`), by what it is then (`whenLost`):
