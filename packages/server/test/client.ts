@@ -1,4 +1,5 @@
 /** A tiny HTTP client for end-to-end tests, speaking to a server process. */
+import { waitFor as waitUntil } from '@runload/core/testing';
 import { conformingFetch, createResponseChecker } from '@runload/api-schema/testing';
 
 /** Every response the end-to-end suites receive is checked against the OpenAPI document. */
@@ -30,19 +31,20 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
       return ((await res.json()) as { asset_id: string }).asset_id;
     },
     async waitFor(runId, statuses, timeoutMs = 20_000) {
-      // Polls back off from 50 ms to 1 s, as a client should: a long wait (a failover under load)
-      // must not spend the account's general limit, which the test's calls after it need.
-      const deadline = Date.now() + timeoutMs;
-      let pauseMs = 50;
       let last = 'unread';
-      for (;;) {
-        const { status, body } = await client.json('GET', `/api/v1/runs/${runId}`);
-        last = status === 200 ? String(body['status']) : `answered ${status}`;
-        if (status === 200 && statuses.includes(last)) return body;
-        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for run ${runId} to be ${statuses.join('|')}; it stayed ${last}`);
-        await new Promise((resolve) => setTimeout(resolve, pauseMs));
-        pauseMs = Math.min(1000, pauseMs * 1.5);
-      }
+      return waitUntil(
+        async () => {
+          const { status, body } = await client.json('GET', `/api/v1/runs/${runId}`);
+          last = status === 200 ? String(body['status']) : `answered ${status}`;
+          return status === 200 && statuses.includes(last) && body;
+        },
+        `run ${runId} to be ${statuses.join('|')}`,
+        // Polls back off from 50 ms to 1 s, as a client should: a long wait (a failover under load)
+        // must not spend the account's general limit, which the test's calls after it need.
+        { timeoutMs, intervalMs: 50, maxIntervalMs: 1000 },
+      ).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message}; it stayed ${last}`);
+      });
     },
     async bytes(path) {
       const res = await checkedFetch(`${baseUrl}${path}`, { headers: auth });

@@ -209,4 +209,3 @@ type Outcome =
   /** The quota (as the hold read it) was spent by runs admitted before it. */
   | { readonly kind: 'refused'; readonly quota: GpuQuotaState }
   | { readonly kind: 'failed'; readonly error: unknown };
-
