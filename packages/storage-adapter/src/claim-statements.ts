@@ -67,7 +67,7 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
   }
   // This process's claims read the placements its earlier claims noted.
   await notesByDb.get(db);
-  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, drained: false }, 'sqlite', max);
+  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, elsewhere: [], drained: false }, 'sqlite', max);
   // Noted while the runs' prompts go out: a placement is a hint for the claims after this one, and
   // one lost with the database (which fails those claims too) costs only a warm placement.
   if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
@@ -156,12 +156,25 @@ async function claimInTransaction(
     await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(ids.length)}) AND ${ACCEPTING} ORDER BY id ${locking === 'skip-locked' ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE'}`, ids),
   );
   const skipped = locked.length < ids.length;
-  const room: Room = { ids: locked.map((b) => String(b['id'])), locked, offers, free: null, drained: false };
+  const lockedIds = locked.map((b) => String(b['id']));
+  const elsewhere = skipped && locking === 'skip-locked' ? await heldElsewhere(trx, ids, lockedIds, offers) : [];
+  const room: Room = { ids: lockedIds, locked, offers, free: null, elsewhere, drained: false };
   const claimed = locked.length > 0 ? await claimWhileRoom(trx, request, room, 'postgres', max) : [];
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
 
 const BACKEND_COLUMNS = 'id, last_app_version_id, last_placed_at';
+
+/**
+ * The backends another claim holds locked, read without a lock, each as if all its capacity were
+ * free: placement sees them so that a run whose warm backend is among them is left to that claim
+ * (or to this one's second, waiting pass) instead of being put cold on a backend locked here.
+ */
+async function heldElsewhere(trx: Knex, ids: readonly string[], lockedIds: readonly string[], offers: ReadonlyMap<string, number>): Promise<FreeBackend[]> {
+  const skippedIds = ids.filter((id) => !lockedIds.includes(id));
+  const rows = rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(skippedIds.length)}) AND ${ACCEPTING}`, skippedIds));
+  return freeBackends(rows, offers, new Map());
+}
 
 /** The backends a claim may use (their rows: null on SQLite until a page reads them), and once read, those with room left (`free`). */
 interface Room {
@@ -169,6 +182,8 @@ interface Room {
   locked: readonly Record<string, unknown>[] | null;
   readonly offers: ReadonlyMap<string, number>;
   free: FreeBackend[] | null;
+  /** Backends another claim holds (PostgreSQL): placement may choose one, and the run is then left to that claim. */
+  readonly elsewhere: readonly FreeBackend[];
   /** No waiting run is left to look at. */
   drained: boolean;
 }
@@ -235,7 +250,7 @@ async function claimFor(trx: Knex, request: ClaimRequest, room: Room, dialect: '
     let lost = false;
     for (const row of page) {
       const candidate = toRun(row);
-      const backendId = request.place(candidate, free);
+      const backendId = request.place(candidate, room.elsewhere.length > 0 ? [...free, ...room.elsewhere] : free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       const claimed = await reserve(trx, request, candidate, backendId, room.offers.get(backendId) ?? 0, dialect);
       if (claimed) {

@@ -1,7 +1,7 @@
 /** Claims across instances: several connection pools on one database never hand a run out twice. */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { newQueuedRun } from '@runload/core';
+import { newQueuedRun, placeRun } from '@runload/core';
 import { waitFor } from '@runload/core/testing';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository } from '@runload/storage-adapter';
 import { seedAccountAndApp, TEST_DATABASES, useDatabase } from './databases.js';
@@ -170,6 +170,43 @@ for (const [name, open] of TEST_DATABASES) {
     }
 
     if (name === 'PostgreSQL') {
+      it("leaves a run whose warm backend another claim holds to that backend, rather than put it cold on one it could lock", async () => {
+        const t = database.get();
+        const { accountId, appVersionId } = await seedAccountAndApp(t.db);
+        const [warm, cold] = [`gpu-warm-${randomUUID()}`, `gpu-cold-${randomUUID()}`];
+        await t.db('dispatch_backends').insert([
+          { id: warm, last_app_version_id: appVersionId, last_placed_at: T },
+          { id: cold, last_app_version_id: null, last_placed_at: null },
+        ]);
+        // Queued later than the runs the tests before left waiting, which this claim does not see.
+        const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100_000), inputs: {}, workflow: {} });
+        await new KnexRunRepository(t.db).create(run);
+        // Another instance's claim has the warm backend's row.
+        const elsewhere = await t.another().transaction();
+        await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [warm]);
+        let settled = false;
+        const claiming = new KnexRunRepository(t.another())
+          .claimNext({
+            owner: 'beside-a-claim',
+            leaseExpiresAt: new Date(T + 220_000),
+            now: new Date(T + 160_000),
+            queuedSince: new Date(T + 100_000),
+            backends: [{ id: warm, capacity: 1 }, { id: cold, capacity: 1 }],
+            place: (r, free) => placeRun(r, free, () => null),
+          })
+          .finally(() => (settled = true));
+        try {
+          await waitFor(async () => {
+            if (settled) return true;
+            const waiting = await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM dispatch_backends%FOR UPDATE'`);
+            return (waiting.rows[0] as { n: number }).n > 0;
+          }, 'the claim to wait for the warm backend, or to settle');
+        } finally {
+          await elsewhere.commit();
+        }
+        expect((await claiming)?.backendId, 'the run went to its warm backend').to.equal(warm);
+      });
+
       it('gives an idle account the next slot even when two claims on two backends read the order at the same moment', async () => {
         const t = database.get();
         const busy = randomUUID();
