@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { IHasher } from 'hash-wasm';
+import { Blake3Hasher } from '@napi-rs/blake-hash';
 import { CoreError } from '@runload/core';
 
 const HEAD_BYTES = 4100;
@@ -17,11 +17,12 @@ export class HashingSource {
   /** The error the source itself threw (the uploader may wrap it; the caller rethrows this one). */
   sourceError: unknown = undefined;
 
-  /** @param b3 a fresh BLAKE3 hasher (hash-wasm's are made asynchronously), fed in the same pass as the SHA-256 */
+  /** Fed in the same pass as the SHA-256: the Comfy API v2 names content by its BLAKE3. */
+  private readonly b3 = new Blake3Hasher();
+
   constructor(
     private readonly source: AsyncIterable<Uint8Array>,
     private readonly maxBytes: number,
-    private readonly b3: IHasher,
   ) {}
 
   async *chunks(): AsyncGenerator<Uint8Array> {

@@ -17,11 +17,11 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { Blake3Hasher } from '@napi-rs/blake-hash';
 import type { BlobStore, ByteRange, StagedBlob } from '@runload/core';
 import type { S3BlobStoreOptions } from './blob-url.js';
 import { HashingSource } from './hashing-source.js';
 import { uploadBounded } from './bounded-multipart-upload.js';
-import { createBLAKE3 } from 'hash-wasm';
 
 /**
  * Size of one multipart part (S3's smallest), and parts sent at once: an upload buffers at most
@@ -55,7 +55,7 @@ export class S3BlobStore implements BlobStore {
 
   async stage(source: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob> {
     const tempKey = `${this.root}staging/${randomUUID()}`;
-    const hashing = new HashingSource(source, options.maxBytes, await createBLAKE3());
+    const hashing = new HashingSource(source, options.maxBytes);
     try {
       await uploadBounded(this.client, this.bucket, tempKey, hashing.chunks(), { partBytes: PART_BYTES, inFlight: PARTS_IN_FLIGHT });
     } catch (error) {
@@ -107,7 +107,7 @@ export class S3BlobStore implements BlobStore {
   async blake3Of(sha256: string): Promise<string | null> {
     const bytes = await this.open(sha256);
     if (!bytes) return null;
-    const b3 = await createBLAKE3();
+    const b3 = new Blake3Hasher();
     for await (const chunk of bytes) b3.update(chunk);
     return b3.digest('hex');
   }

@@ -6,11 +6,11 @@
  * writes it only when the store does not hold those bytes already.
  * @module
  */
-import { createBLAKE3 } from 'hash-wasm';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, readdirSync } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { Blake3Hasher } from '@napi-rs/blake-hash';
 import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
 
 const HEAD_BYTES = 4100;
@@ -62,7 +62,7 @@ export class LocalBlobStore implements BlobStore {
     // rule) stays in memory until its commit, which writes it only when the store lacks it.
     let file: FileHandle | null = null;
     const hash = createHash('sha256');
-    const b3 = await createBLAKE3();
+    const b3 = new Blake3Hasher();
     const head: Buffer[] = [];
     let headSize = 0;
     let size = 0;
@@ -215,7 +215,7 @@ export class LocalBlobStore implements BlobStore {
   async blake3Of(sha256: string): Promise<string | null> {
     const bytes = await this.open(sha256);
     if (!bytes) return null;
-    const b3 = await createBLAKE3();
+    const b3 = new Blake3Hasher();
     for await (const chunk of bytes) b3.update(chunk as Uint8Array);
     return b3.digest('hex');
   }
