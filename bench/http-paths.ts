@@ -21,6 +21,8 @@ export interface BenchOptions {
 }
 
 const CONNECTIONS = 64;
+/** Seconds of the same load before a measured polling window. */
+const WARM_UP_SECONDS = 3;
 
 export const RAISED_LIMITS = {
   general_per_minute: 1e9,
@@ -148,12 +150,18 @@ export async function benchHttpPaths(options: BenchOptions): Promise<void> {
   const body = '{"inputs":{}}';
 
   say('## 1. Polling `GET /api/v1/runs/{id}`');
+  // Each side is measured after the same load for a few seconds, unmeasured: a long-running
+  // server's figures, not those of a process still compiling its hot paths.
+  const warmedUp = async (url: string, headers: Record<string, string> = {}) => {
+    if (!quick) await autocannon(url, { connections: CONNECTIONS, seconds: WARM_UP_SECONDS, headers });
+    return autocannon(url, { connections: CONNECTIONS, seconds, headers });
+  };
   const poll = (server: RunloadServer, id: string, s = seconds) => autocannon(`${server.url}/api/v1/runs/${id}`, { connections: CONNECTIONS, seconds: s, headers: server.auth });
-  const basePoll = await autocannon(`${baseline.url}/`, { connections: CONNECTIONS, seconds });
+  const basePoll = await warmedUp(`${baseline.url}/`);
   const h3 = await startListening('bench/h3-baseline-server.ts', [], { BASELINE_BODY: pollBody });
-  const h3Poll = await autocannon(`${h3.url}/api/v1/runs/${runId}`, { connections: CONNECTIONS, seconds });
+  const h3Poll = await warmedUp(`${h3.url}/api/v1/runs/${runId}`);
   await h3.stop();
-  const polled = await poll(sqlite, runId);
+  const polled = await warmedUp(`${sqlite.url}/api/v1/runs/${runId}`, sqlite.auth);
   const pollMet = polled.rps >= 0.6 * basePoll.rps && polled.p99 < 10;
   say(`- baseline: ${fmt(basePoll)}`);
   say(`- a bare h3 app answering the same bytes on the same Node adapter (the framework's own ceiling): ${fmt(h3Poll)} — ${pct(h3Poll.rps, basePoll.rps)} of baseline`);
