@@ -53,6 +53,7 @@ export * from './domain/webhook-delivery.js';
 export * from './system/system-clock.js';
 export * from './system/system-timers.js';
 export * from './system/pump.js';
+export * from './system/map-at-most.js';
 export * from './system/random-ids.js';
 export * from './system/teardown.js';
 

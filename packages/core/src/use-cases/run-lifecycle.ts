@@ -17,6 +17,7 @@ import type { Clock } from '../ports/clock.js';
 import type { GpuLedger } from '../ports/gpu-ledger.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
+import { mapAtMost } from '../system/map-at-most.js';
 
 /** Execution time as the backend measured it (epoch ms). */
 export interface ExecutionTiming {
@@ -36,6 +37,9 @@ export interface OutputFile {
 export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
 
 const ACTIVE: readonly RunStatus[] = ['queued', 'running', 'canceling'];
+
+/** Outputs of one run downloaded and stored at once. */
+const OUTPUTS_AT_ONCE = 4;
 
 export class RunLifecycle {
   constructor(
@@ -74,8 +78,9 @@ export class RunLifecycle {
    * run it keeps its last progress, here completed (value = max); null if none was ever reported.
    */
   async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
-    const outputs: RunOutput[] = [];
-    for (const [index, file] of files.entries()) outputs.push(await this.storeOutput(run, index, file));
+    // Downloaded and stored side by side: a batch of images from a GPU server across a network
+    // would otherwise wait for each round trip in turn.
+    const outputs = await mapAtMost(files, OUTPUTS_AT_ONCE, (file, index) => this.storeOutput(run, index, file));
     const progress = run.progress ? { value: run.progress.max, max: run.progress.max, nodeId: null } : null;
     return this.finish(run, 'succeeded', timing, { outputs, progress });
   }
