@@ -47,14 +47,25 @@ export async function codeOf(p: Promise<unknown>): Promise<string> {
   }
 }
 
-/** Another account's run of the world's app, finished after `seconds` GPU-seconds: the app version's estimate is then that. */
-export async function finishRunOfSeconds(w: Awaited<ReturnType<typeof makeWorld>>, seconds: number): Promise<void> {
-  const other = await w.principal('ultra');
+type World = Awaited<ReturnType<typeof makeWorld>>;
+
+/**
+ * A run of the world's app by a new account of `tier`, started `seconds` ago, as the lifecycle
+ * that follows it recorded it, and its timing on the backend until now.
+ */
+export async function startedRun(w: World, seconds: number, tier: Tier = 'starter') {
+  const p = await w.principal(tier);
   const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
-  const first = (await w.api.createRun.execute({ principal: other, appVersionId: w.app.id, body: { inputs: {} } })).run;
-  await lifecycle.started(first);
+  const created = (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
+  await lifecycle.started(created);
   w.clock.advance(seconds * 1000);
-  const running = await w.ports.runs.get(first.id);
-  if (!running) throw new Error('no run');
-  await lifecycle.succeeded(running, [], { startedAtMs: 0, finishedAtMs: seconds * 1000 });
+  const run = await w.ports.runs.get(created.id);
+  if (!run) throw new Error('no run');
+  return { p, lifecycle, run, timing: { startedAtMs: w.clock.nowMs() - seconds * 1000, finishedAtMs: w.clock.nowMs() } };
+}
+
+/** Another account's run of the world's app, finished after `seconds` GPU-seconds: the app version's estimate is then that. */
+export async function finishRunOfSeconds(w: World, seconds: number): Promise<void> {
+  const { lifecycle, run } = await startedRun(w, seconds, 'ultra');
+  await lifecycle.succeeded(run, [], { startedAtMs: 0, finishedAtMs: seconds * 1000 });
 }

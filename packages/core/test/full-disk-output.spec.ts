@@ -1,16 +1,11 @@
 /** A run's output that meets a full disk: nothing half-stored, and stored in full once space returns. */
 import { expect } from 'chai';
-import { RunLifecycle } from '@runload/core';
-import { bytes, makeWorld, TINY_PNG } from './fixture.js';
+import { bytes, makeWorld, startedRun, TINY_PNG } from './fixture.js';
 
 describe("A run's output on a full disk", () => {
   it('leaves the run running with no asset, then stores the output and succeeds when tried again with space', async () => {
     const w = await makeWorld();
-    const p = await w.principal();
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
-    const run = (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
-    await lifecycle.started(run);
-    w.clock.advance(1000);
+    const { p, lifecycle, run, timing } = await startedRun(w, 1);
     let full = true;
     const stage = w.ports.blobs.stage.bind(w.ports.blobs);
     w.ports.blobs.stage = async (source, options) => {
@@ -19,9 +14,8 @@ describe("A run's output on a full disk", () => {
       throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     };
     const output = { nodeId: '4', filename: 'out.png', contentType: 'image/png', open: async () => bytes(TINY_PNG) };
-    const timing = { startedAtMs: w.clock.nowMs() - 1000, finishedAtMs: w.clock.nowMs() };
 
-    const error = await lifecycle.succeeded((await w.ports.runs.get(run.id))!, [output], timing).catch((e: unknown) => e);
+    const error = await lifecycle.succeeded(run, [output], timing).catch((e: unknown) => e);
     expect((error as NodeJS.ErrnoException).code).to.equal('ENOSPC');
     expect((await w.ports.runs.get(run.id))?.status).to.equal('running');
     expect((await w.api.listAssets.execute(p, {})).assets).to.deep.equal([]);

@@ -1,16 +1,11 @@
 /** A run's outputs: stored side by side, in their order, and nothing left running after a failure. */
 import { expect } from 'chai';
-import { mapAtMost, RunLifecycle } from '@runload/core';
-import { bytes, makeWorld } from './fixture.js';
+import { mapAtMost } from '@runload/core';
+import { bytes, makeWorld, startedRun } from './fixture.js';
 
 describe("A run's outputs", () => {
   it('are downloaded side by side and kept in their order', async () => {
-    const w = await makeWorld();
-    const p = await w.principal();
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
-    const run = (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
-    await lifecycle.started(run);
-    w.clock.advance(1000);
+    const { lifecycle, run, timing } = await startedRun(await makeWorld(), 1);
     // Each download answers once all three are asked for (or after 2 s, when they are asked one at a time).
     let opened = 0;
     let allOpened: () => void = () => undefined;
@@ -27,9 +22,8 @@ describe("A run's outputs", () => {
       },
     });
     const outputs = [output('9', 'first'), output('4', 'second one'), output('7', 'third, longest')];
-    const timing = { startedAtMs: w.clock.nowMs() - 1000, finishedAtMs: w.clock.nowMs() };
     const started = performance.now();
-    const done = await lifecycle.succeeded((await w.ports.runs.get(run.id))!, outputs, timing);
+    const done = await lifecycle.succeeded(run, outputs, timing);
     expect(performance.now() - started, 'the downloads waited for each other').to.be.below(2000);
     expect(done?.status).to.equal('succeeded');
     expect(done?.outputs.map((o) => [o.nodeId, o.size])).to.deep.equal([
