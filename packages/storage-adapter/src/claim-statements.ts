@@ -67,7 +67,7 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
   }
   // This process's claims read the placements its earlier claims noted.
   await notesByDb.get(db);
-  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, elsewhere: [], drained: false }, 'sqlite', max);
+  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false }, 'sqlite', max);
   // Noted while the runs' prompts go out: a placement is a hint for the claims after this one, and
   // one lost with the database (which fails those claims too) costs only a warm placement.
   if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
@@ -157,8 +157,8 @@ async function claimInTransaction(
   );
   const skipped = locked.length < ids.length;
   const lockedIds = locked.map((b) => String(b['id']));
-  const elsewhere = skipped && locking === 'skip-locked' ? await heldElsewhere(trx, ids, lockedIds, offers) : [];
-  const room: Room = { ids: lockedIds, locked, offers, free: null, elsewhere, drained: false };
+  const othersRows = skipped && locking === 'skip-locked' ? await lockedByOthers(trx, ids, lockedIds) : [];
+  const room: Room = { ids: lockedIds, locked, offers, free: null, othersRows, others: null, drained: false };
   const claimed = locked.length > 0 ? await claimWhileRoom(trx, request, room, 'postgres', max) : [];
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
@@ -166,14 +166,13 @@ async function claimInTransaction(
 const BACKEND_COLUMNS = 'id, last_app_version_id, last_placed_at';
 
 /**
- * The backends another claim holds locked, read without a lock, each as if all its capacity were
- * free: placement sees them so that a run whose warm backend is among them is left to that claim
- * (or to this one's second, waiting pass) instead of being put cold on a backend locked here.
+ * The rows of the backends another claim holds locked, read without a lock: placement sees those
+ * with room, so that a run whose warm backend is among them is left to that claim (or to this
+ * one's second, waiting pass) instead of being put cold on a backend locked here.
  */
-async function heldElsewhere(trx: Knex, ids: readonly string[], lockedIds: readonly string[], offers: ReadonlyMap<string, number>): Promise<FreeBackend[]> {
+async function lockedByOthers(trx: Knex, ids: readonly string[], lockedIds: readonly string[]): Promise<Record<string, unknown>[]> {
   const skippedIds = ids.filter((id) => !lockedIds.includes(id));
-  const rows = rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(skippedIds.length)}) AND ${ACCEPTING}`, skippedIds));
-  return freeBackends(rows, offers, new Map());
+  return rawRows(await trx.raw(`SELECT ${BACKEND_COLUMNS} FROM dispatch_backends WHERE id IN (${placeholders(skippedIds.length)}) AND ${ACCEPTING}`, skippedIds));
 }
 
 /** The backends a claim may use (their rows: null on SQLite until a page reads them), and once read, those with room left (`free`). */
@@ -182,8 +181,10 @@ interface Room {
   locked: readonly Record<string, unknown>[] | null;
   readonly offers: ReadonlyMap<string, number>;
   free: FreeBackend[] | null;
-  /** Backends another claim holds (PostgreSQL): placement may choose one, and the run is then left to that claim. */
-  readonly elsewhere: readonly FreeBackend[];
+  /** The rows of backends another claim holds (PostgreSQL, see `lockedByOthers`). */
+  readonly othersRows: readonly Record<string, unknown>[];
+  /** Once read, those of them with room: placement may choose one, and the run is then left to that claim. */
+  others: FreeBackend[] | null;
   /** No waiting run is left to look at. */
   drained: boolean;
 }
@@ -214,6 +215,8 @@ const MAX_REREADS = 3;
 async function claimFor(trx: Knex, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
   const lockedIds = room.ids;
+  // The runs held are counted on the backends other claims hold too (their room, as last committed).
+  const countedIds = [...lockedIds, ...room.othersRows.map((b) => String(b['id']))];
   // SQLite: the backends' rows, as JSON, with the first page.
   const backendsJson = room.locked
     ? ''
@@ -230,13 +233,13 @@ async function claimFor(trx: Knex, request: ClaimRequest, room: Room, dialect: '
     const keyset = after ? 'AND (COALESCE(h.n, 0) > ? OR (COALESCE(h.n, 0) = ? AND q.created_at >= ? AND (q.created_at > ? OR q.id > ?)))' : '';
     const page = rawRows(
       await trx.raw(
-        `SELECT ${room.free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(lockedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
+        `SELECT ${room.free ? 'NULL' : `(SELECT ${heldJson} FROM (SELECT backend_id, COUNT(*) AS n FROM runs WHERE backend_id IN (${placeholders(countedIds.length)}) AND status IN (${ACTIVE})${released.length > 0 ? ` AND id NOT IN (${placeholders(released.length)})` : ''} GROUP BY backend_id) hb)`} AS held_by_backend,
                 ${room.free ? '' : backendsJson} COALESCE(h.n, 0) AS held_by_account, q.*
            FROM runs q LEFT JOIN (${HELD_BY_ACCOUNT}) h ON h.account_id = q.account_id
           WHERE ${waitingOf(request)} AND ${CLAIMABLE} ${keyset}
           ORDER BY COALESCE(h.n, 0), q.created_at, q.id LIMIT ${size}`,
         [
-          ...(room.free ? [] : [...lockedIds, ...released, ...(backendsJson ? lockedIds : [])]),
+          ...(room.free ? [] : [...countedIds, ...released, ...(backendsJson ? lockedIds : [])]),
           queuedSinceOf(request),
           nowMs,
           ...(after ? [after.held, after.held, after.createdAt, after.createdAt, after.id] : []),
@@ -245,12 +248,18 @@ async function claimFor(trx: Knex, request: ClaimRequest, room: Room, dialect: '
     );
     if (page.length === 0) return null;
     room.locked ??= JSON.parse(String(page[0]?.['backends'] ?? '[]')) as Record<string, unknown>[];
-    const free = (room.free ??= freeBackends(room.locked, room.offers, heldByBackend(page[0]?.['held_by_backend'])));
+    if (!room.free) {
+      const held = heldByBackend(page[0]?.['held_by_backend']);
+      room.free = freeBackends(room.locked, room.offers, held);
+      room.others = freeBackends(room.othersRows, room.offers, held);
+    }
+    const free = room.free;
+    const others = room.others ?? [];
     if (free.length === 0) return null;
     let lost = false;
     for (const row of page) {
       const candidate = toRun(row);
-      const backendId = request.place(candidate, room.elsewhere.length > 0 ? [...free, ...room.elsewhere] : free);
+      const backendId = request.place(candidate, others.length > 0 ? [...free, ...others] : free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       const claimed = await reserve(trx, request, candidate, backendId, room.offers.get(backendId) ?? 0, dialect);
       if (claimed) {

@@ -207,6 +207,43 @@ for (const [name, open] of TEST_DATABASES) {
         expect((await claiming)?.backendId, 'the run went to its warm backend').to.equal(warm);
       });
 
+      it('puts a run cold at once when its warm backend, which another claim holds, has no room', async () => {
+        const t = database.get();
+        const { accountId, appVersionId } = await seedAccountAndApp(t.db);
+        const [warm, cold] = [`gpu-warm-${randomUUID()}`, `gpu-cold-${randomUUID()}`];
+        await t.db('dispatch_backends').insert([
+          { id: warm, last_app_version_id: appVersionId, last_placed_at: T },
+          { id: cold, last_app_version_id: null, last_placed_at: null },
+        ]);
+        const runs = new KnexRunRepository(t.db);
+        // The warm backend's one slot is taken by a run it is executing.
+        const busy = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_000), inputs: {}, workflow: {} });
+        await runs.create(busy);
+        await t.db('runs').where({ id: busy.id }).update({ status: 'running', backend_id: warm, lease_owner: 'elsewhere', lease_expires_at: T + 900_000 });
+        const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_001), inputs: {}, workflow: {} });
+        await runs.create(run);
+        const elsewhere = await t.another().transaction();
+        await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [warm]);
+        try {
+          const outcome = await Promise.race([
+            new KnexRunRepository(t.another())
+              .claimNext({
+                owner: 'beside-a-full-backend',
+                leaseExpiresAt: new Date(T + 320_000),
+                now: new Date(T + 260_000),
+                queuedSince: new Date(T + 200_000),
+                backends: [{ id: warm, capacity: 1 }, { id: cold, capacity: 1 }],
+                place: (r, free) => placeRun(r, free, () => null),
+              })
+              .then((claimed) => claimed?.backendId),
+            new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3000).unref()),
+          ]);
+          expect(outcome, 'the claim waited for a backend with no room').to.equal(cold);
+        } finally {
+          await elsewhere.rollback();
+        }
+      });
+
       it('gives an idle account the next slot even when two claims on two backends read the order at the same moment', async () => {
         const t = database.get();
         const busy = randomUUID();

@@ -71,9 +71,9 @@ export interface ClaimRequest {
   /**
    * Chooses the backend for a candidate run among the free ones, or null to pass the run by (no
    * capable backend has room). Called inside the claim's transaction: synchronous and quick. The
-   * list may also hold backends another instance's claim has at the moment (their room counted as
-   * their whole capacity): a run placed on one of those is passed by, left to that claim, rather
-   * than put on a backend that is only second best for it.
+   * list may also hold backends another instance's claim has at the moment (with their room as last
+   * committed): a run placed on one of those is passed by, left to that claim, rather than put on a
+   * backend that is only second best for it.
    */
   place(run: Run, free: readonly FreeBackend[]): string | null;
   /**
