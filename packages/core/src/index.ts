@@ -115,6 +115,7 @@ export * from './use-cases/admin/audit-trail.js';
 // Raw graphs and content by hash (the Comfy API v2).
 export * from './domain/canonical-json.js';
 export * from './domain/submitted-graph.js';
+export * from './domain/node-problems.js';
 export * from './use-cases/content-by-hash.js';
 export * from './use-cases/submit-graph.js';
 export * from './use-cases/fill-blake3.js';

@@ -3,7 +3,10 @@ import { expect } from 'chai';
 import { createRunloadApi, DEFAULT_LIMITS } from '@runload/core';
 import { createInMemoryPorts } from '@runload/core/testing';
 
-const myApiFormatWorkflow = { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'x', images: ['2', 0] } } };
+const myApiFormatWorkflow = {
+  '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'x', images: ['2', 0] } },
+  '2': { class_type: 'EmptyImage', inputs: {} },
+};
 
 describe('embedding the core with in-memory adapters', () => {
   it('queues a run in a few lines', async () => {

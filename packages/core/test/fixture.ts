@@ -14,6 +14,7 @@ export const WORKFLOW = {
   '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
   '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1.5 } },
   '3': { class_type: 'CLIPTextEncode', inputs: { text: 'a lighthouse', clip: ['9', 1] } },
+  '9': { class_type: 'CheckpointLoaderSimple', inputs: {} },
   '4': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'out' } },
 };
 

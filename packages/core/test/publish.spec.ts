@@ -27,6 +27,25 @@ describe('ManageApps.publish', () => {
     expect(CoreError.hasCode(bad, 'INVALID_WORKFLOW')).to.equal(true);
   });
 
+  it('refuses a workflow whose links name nodes it does not have, naming each', async () => {
+    const w = await makeWorld();
+    const workflow = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageBlur', inputs: { image: ['7', 0], blur_radius: 3 } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'out' } },
+    };
+    const error = await w.api.apps.publish({ name: 'dangling', workflow }).catch((e: unknown) => e as CoreError);
+    expect(CoreError.hasCode(error, 'INVALID_WORKFLOW')).to.equal(true);
+    expect((error as CoreError).message).to.equal('Node "2": input "image" links to node "7", which the workflow does not have (and in 1 more node)');
+    expect((error as CoreError).details).to.deep.equal({
+      node_errors: {
+        '2': [{ field: 'image', reason: 'link_to_missing_node', message: 'input "image" links to node "7", which the workflow does not have' }],
+        '3': [{ field: 'images', reason: 'link_to_missing_node', message: 'input "images" links to node "8", which the workflow does not have' }],
+      },
+    });
+    expect(await w.api.apps.publish({ name: 'whole', workflow: { ...workflow, '7': { class_type: 'LoadImage', inputs: { image: 'b.png' } }, '8': workflow['2'] } })).to.have.property('id');
+  });
+
   it('refuses an input exposed twice and an app id that is no UUID', async () => {
     const w = await makeWorld();
     const message = (p: Promise<unknown>) => p.then(() => 'published', (e: Error & { code?: string }) => `${e.code}: ${e.message}`);

@@ -105,7 +105,7 @@ for (const transport of TRANSPORTS) {
       expect(copy.id).to.not.equal(asset.id);
     });
 
-    it('refuses a UI-format graph, a malformed body and references to assets that are not yours, before anything is queued', async () => {
+    it('refuses a UI-format graph, a malformed body, references to assets that are not yours and a link to no node, before anything is queued', async () => {
       const ui = await submit(alice, { workflow: { nodes: [], links: [] } });
       expect(ui.status).to.equal(422);
       expect(((await ui.json()) as { error: { code: string } }).error.code).to.equal('workflow_format_ui');
@@ -122,6 +122,15 @@ for (const transport of TRANSPORTS) {
         expect(body.error.code).to.equal('missing_asset');
         expect(body.error.details.node_errors).to.have.property('1');
       }
+      const mine = await uploaded(alice);
+      const dangling = { ...graphWith(ref(mine.id)), '3': { class_type: 'SaveImage', inputs: { images: ['9', 0], filename_prefix: 'out' } } };
+      const broken = await submit(alice, { workflow: dangling });
+      expect(broken.status).to.equal(422);
+      const brokenBody = (await broken.json()) as { error: { code: string; details: { node_errors: Record<string, unknown> } } };
+      expect(brokenBody.error.code).to.equal('invalid_workflow');
+      expect(brokenBody.error.details.node_errors).to.deep.equal({
+        '3': [{ field: 'images', reason: 'link_to_missing_node', message: 'input "images" links to node "9", which the workflow does not have' }],
+      });
       const runs = (await (await h.request('/api/v2/jobs', { headers: alice.auth })).json()) as { jobs: unknown[] };
       expect(runs.jobs).to.deep.equal([]);
     });

@@ -10,6 +10,8 @@ import type { RunningHttpServer } from '@runload/http-adapter';
 import { loadConfig, openRuntime, startServer, type Runtime } from '@runload/server';
 import { REPO_ROOT, tempDataDir } from './processes.js';
 
+const SAVE_AN_IMAGE = { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'a', images: ['2', 0] } }, '2': { class_type: 'EmptyImage', inputs: {} } };
+
 const T0 = Date.UTC(2026, 6, 1, 9, 0, 0, 0);
 
 describe('composition root with a fake clock', function () {
@@ -27,7 +29,7 @@ describe('composition root with a fake clock', function () {
     server = await startServer(runtime);
     const account = await runtime.api.accounts.create('Ada', 'starter');
     auth = { authorization: `Bearer ${(await runtime.api.apiKeys.create(account.id)).apiKey}` };
-    appVersionId = (await runtime.api.apps.publish({ name: 'x', workflow: { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'a', images: ['2', 0] } } } })).id;
+    appVersionId = (await runtime.api.apps.publish({ name: 'x', workflow: SAVE_AN_IMAGE })).id;
   });
 
   after(async () => {
@@ -93,7 +95,7 @@ describe('a restarted server with the in-process limiter', function () {
     const first = await open(T1);
     const account = await first.runtime.api.accounts.create('Ada', 'starter');
     const auth = { authorization: `Bearer ${(await first.runtime.api.apiKeys.create(account.id)).apiKey}` };
-    const app = (await first.runtime.api.apps.publish({ name: 'x', workflow: { '1': { class_type: 'SaveImage', inputs: { filename_prefix: 'a', images: ['2', 0] } } } })).id;
+    const app = (await first.runtime.api.apps.publish({ name: 'x', workflow: SAVE_AN_IMAGE })).id;
     const run = (url: string) => fetch(`${url}/api/v1/apps/${app}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"inputs":{}}' });
     for (let i = 0; i < 10; i += 1) expect((await run(first.server.url)).status).to.equal(201);
     await first.runtime.close();

@@ -11,6 +11,7 @@ import { inputKey, type Workflow } from './app-version.js';
 import { canonicalJson } from './canonical-json.js';
 import { CoreError } from './errors.js';
 import { isUuid } from './input-validation.js';
+import { addNodeProblem, type NodeProblems } from './node-problems.js';
 import { parseWorkflow } from './workflow.js';
 
 /** What stands in the hidden version's graph where an asset was referenced (the run's input replaces it). */
@@ -24,18 +25,6 @@ export interface AssetReference {
   readonly assetId: string;
 }
 
-/** A problem of one node, as `details.node_errors` reports it. */
-export interface NodeProblem {
-  readonly field: string | null;
-  readonly reason: string;
-  readonly message: string;
-}
-
-export type NodeProblems = Record<string, NodeProblem[]>;
-
-export function addNodeProblem(problems: NodeProblems, nodeId: string, problem: NodeProblem): void {
-  (problems[nodeId] ??= []).push(problem);
-}
 
 function isAssetReference(value: unknown): value is { __type: string; info?: unknown } {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { __type?: unknown }).__type === 'core/ASSET';

@@ -5,6 +5,7 @@
  */
 import { inputKey, type InputSpec, type InputType, type Workflow, type WorkflowNode } from './app-version.js';
 import { CoreError } from './errors.js';
+import { addNodeProblem, type NodeProblems } from './node-problems.js';
 
 /** One input spec as `/object_info` reports it: `[TYPE, options?]`. */
 export type ObjectInfoInputSpec = readonly [unknown, Record<string, unknown>?] | readonly unknown[];
@@ -41,7 +42,29 @@ export function parseWorkflow(json: unknown): Workflow {
       throw new CoreError('INVALID_WORKFLOW', `Node "${id}" is not an API-format node (it needs "class_type" and "inputs")`);
     }
   }
+  refuseDanglingLinks(obj as Workflow);
   return obj as Workflow;
+}
+
+/**
+ * Every link names a node of the workflow: ComfyUI refuses a prompt whose link points nowhere,
+ * so such a workflow would fail every run on its backend. Refused at once instead, each named.
+ */
+function refuseDanglingLinks(workflow: Workflow): void {
+  const dangling: NodeProblems = {};
+  for (const [nodeId, node] of Object.entries(workflow)) {
+    for (const [field, value] of Object.entries(node.inputs)) {
+      if (!isLink(value)) continue;
+      const source = (value as [string, number])[0];
+      if (Object.hasOwn(workflow, source)) continue;
+      addNodeProblem(dangling, nodeId, { field, reason: 'link_to_missing_node', message: `input "${field}" links to node "${source}", which the workflow does not have` });
+    }
+  }
+  const nodes = Object.keys(dangling);
+  if (nodes.length === 0) return;
+  const first = dangling[nodes[0] as string]?.[0];
+  const more = nodes.length > 1 ? ` (and in ${nodes.length - 1} more node${nodes.length > 2 ? 's' : ''})` : '';
+  throw new CoreError('INVALID_WORKFLOW', `Node "${nodes[0]}": ${first?.message}${more}`, { details: { node_errors: dangling } });
 }
 
 /** A link is `["<sourceNodeId>", <outputIndex>]`: fixed wiring, not an input. */

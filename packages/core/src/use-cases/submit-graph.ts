@@ -9,14 +9,8 @@
 import { isMediaInputType, type AppVersion, type Workflow } from '../domain/app-version.js';
 import { CoreError, type ErrorDetail } from '../domain/errors.js';
 import type { LimitsConfig } from '../domain/limits.js';
-import {
-  addNodeProblem,
-  graphHash,
-  readSubmittedGraph,
-  withPlaceholders,
-  type AssetReference,
-  type NodeProblems,
-} from '../domain/submitted-graph.js';
+import { addNodeProblem, type NodeProblems } from '../domain/node-problems.js';
+import { graphHash, readSubmittedGraph, withPlaceholders, type AssetReference } from '../domain/submitted-graph.js';
 import { deriveInputs, type NodeInfo } from '../domain/workflow.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
