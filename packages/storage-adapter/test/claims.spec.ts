@@ -170,31 +170,38 @@ for (const [name, open] of TEST_DATABASES) {
     }
 
     if (name === 'PostgreSQL') {
-      it("leaves a run whose warm backend another claim holds to that backend, rather than put it cold on one it could lock", async () => {
-        const t = database.get();
+      type Db = ReturnType<typeof database.get>;
+      /** An account and its app, a backend warm for the app and a cold one. */
+      const warmAndCold = async (t: Db) => {
         const { accountId, appVersionId } = await seedAccountAndApp(t.db);
         const [warm, cold] = [`gpu-warm-${randomUUID()}`, `gpu-cold-${randomUUID()}`];
         await t.db('dispatch_backends').insert([
           { id: warm, last_app_version_id: appVersionId, last_placed_at: T },
           { id: cold, last_app_version_id: null, last_placed_at: null },
         ]);
-        // Queued later than the runs the tests before left waiting, which this claim does not see.
+        return { accountId, appVersionId, warm, cold };
+      };
+      /** A claim of another instance on both backends, of the runs queued since `sinceMs` (those the tests before left waiting are older). */
+      const claimOnBoth = (t: Db, warm: string, cold: string, sinceMs: number) =>
+        new KnexRunRepository(t.another()).claimNext({
+          owner: `beside-a-claim-${sinceMs}`,
+          leaseExpiresAt: new Date(sinceMs + 120_000),
+          now: new Date(sinceMs + 60_000),
+          queuedSince: new Date(sinceMs),
+          backends: [{ id: warm, capacity: 1 }, { id: cold, capacity: 1 }],
+          place: (r, free) => placeRun(r, free, () => null),
+        });
+
+      it("leaves a run whose warm backend another claim holds to that backend, rather than put it cold on one it could lock", async () => {
+        const t = database.get();
+        const { accountId, appVersionId, warm, cold } = await warmAndCold(t);
         const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100_000), inputs: {}, workflow: {} });
         await new KnexRunRepository(t.db).create(run);
         // Another instance's claim has the warm backend's row.
         const elsewhere = await t.another().transaction();
         await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [warm]);
         let settled = false;
-        const claiming = new KnexRunRepository(t.another())
-          .claimNext({
-            owner: 'beside-a-claim',
-            leaseExpiresAt: new Date(T + 220_000),
-            now: new Date(T + 160_000),
-            queuedSince: new Date(T + 100_000),
-            backends: [{ id: warm, capacity: 1 }, { id: cold, capacity: 1 }],
-            place: (r, free) => placeRun(r, free, () => null),
-          })
-          .finally(() => (settled = true));
+        const claiming = claimOnBoth(t, warm, cold, T + 100_000).finally(() => (settled = true));
         try {
           await waitFor(async () => {
             if (settled) return true;
@@ -209,12 +216,7 @@ for (const [name, open] of TEST_DATABASES) {
 
       it('puts a run cold at once when its warm backend, which another claim holds, has no room', async () => {
         const t = database.get();
-        const { accountId, appVersionId } = await seedAccountAndApp(t.db);
-        const [warm, cold] = [`gpu-warm-${randomUUID()}`, `gpu-cold-${randomUUID()}`];
-        await t.db('dispatch_backends').insert([
-          { id: warm, last_app_version_id: appVersionId, last_placed_at: T },
-          { id: cold, last_app_version_id: null, last_placed_at: null },
-        ]);
+        const { accountId, appVersionId, warm, cold } = await warmAndCold(t);
         const runs = new KnexRunRepository(t.db);
         // The warm backend's one slot is taken by a run it is executing.
         const busy = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_000), inputs: {}, workflow: {} });
@@ -226,16 +228,7 @@ for (const [name, open] of TEST_DATABASES) {
         await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [warm]);
         try {
           const outcome = await Promise.race([
-            new KnexRunRepository(t.another())
-              .claimNext({
-                owner: 'beside-a-full-backend',
-                leaseExpiresAt: new Date(T + 320_000),
-                now: new Date(T + 260_000),
-                queuedSince: new Date(T + 200_000),
-                backends: [{ id: warm, capacity: 1 }, { id: cold, capacity: 1 }],
-                place: (r, free) => placeRun(r, free, () => null),
-              })
-              .then((claimed) => claimed?.backendId),
+            claimOnBoth(t, warm, cold, T + 200_000).then((claimed) => claimed?.backendId),
             new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3000).unref()),
           ]);
           expect(outcome, 'the claim waited for a backend with no room').to.equal(cold);
