@@ -25,7 +25,6 @@ export interface AssetReference {
   readonly assetId: string;
 }
 
-
 function isAssetReference(value: unknown): value is { __type: string; info?: unknown } {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { __type?: unknown }).__type === 'core/ASSET';
 }

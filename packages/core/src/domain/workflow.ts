@@ -54,9 +54,8 @@ function refuseDanglingLinks(workflow: Workflow): void {
   const dangling: NodeProblems = {};
   for (const [nodeId, node] of Object.entries(workflow)) {
     for (const [field, value] of Object.entries(node.inputs)) {
-      if (!isLink(value)) continue;
-      const source = (value as [string, number])[0];
-      if (Object.hasOwn(workflow, source)) continue;
+      if (!isLink(value) || Object.hasOwn(workflow, value[0])) continue;
+      const source = value[0];
       addNodeProblem(dangling, nodeId, { field, reason: 'link_to_missing_node', message: `input "${field}" links to node "${source}", which the workflow does not have` });
     }
   }
@@ -68,7 +67,7 @@ function refuseDanglingLinks(workflow: Workflow): void {
 }
 
 /** A link is `["<sourceNodeId>", <outputIndex>]`: fixed wiring, not an input. */
-export function isLink(value: unknown): boolean {
+export function isLink(value: unknown): value is readonly [string, number] {
   return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number';
 }
 
