@@ -32,6 +32,29 @@ describe("A run's outputs", () => {
       ['7', 14],
     ]);
   });
+
+  it('are stored while the GPU time is charged, not before it', async () => {
+    const w = await makeWorld();
+    const { lifecycle, run, timing } = await startedRun(w, 3);
+    const usedNow = () => w.ports.gpuLedger.usedSeconds(run.accountId, new Date(0), new Date(w.clock.nowMs() + 1));
+    // The download answers once the charge is in the ledger, or after 2 s (when the charge waits for it).
+    const output = {
+      nodeId: '9',
+      filename: '9.png',
+      contentType: 'image/png',
+      open: async () => {
+        const deadline = performance.now() + 2000;
+        while ((await usedNow()) === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+        return bytes(Buffer.from('png'));
+      },
+    };
+    const started = performance.now();
+    const done = await lifecycle.succeeded(run, [output], timing);
+    expect(performance.now() - started, 'the charge waited for the outputs').to.be.below(2000);
+    expect(done?.status).to.equal('succeeded');
+    expect(done?.metrics.gpuSeconds).to.equal(3);
+    expect(await usedNow()).to.equal(3);
+  });
 });
 
 describe('mapAtMost', () => {
