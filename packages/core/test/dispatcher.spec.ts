@@ -242,6 +242,35 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it("reads a run's input assets while its claim reserves it, so its prompt does not wait for that read after the claim", async () => {
+    const t = await setup();
+    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
+    let markRead: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (markRead = resolve));
+    const get = t.w.ports.assets.get.bind(t.w.ports.assets);
+    t.w.ports.assets.get = async (id, options) => {
+      if (id === image.id) markRead();
+      return get(id, options);
+    };
+    // The claim returns once the asset is being read, or after 1 s when the read waits for the claim.
+    const claimMany = t.w.ports.runs.claimMany.bind(t.w.ports.runs);
+    let readDuringClaim: boolean | null = null;
+    t.w.ports.runs.claimMany = async (request, max) => {
+      const claimed = await claimMany(request, max);
+      if (claimed.some((r) => r.id === run.id)) {
+        readDuringClaim = await Promise.race([read.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000))]);
+      }
+      return claimed;
+    };
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    expect(readDuringClaim, 'the asset was read only after the claim').to.equal(true);
+    expect(t.sentTimes(run.id)).to.equal(1);
+    expect(t.backend.submitted.find((j) => j.runId === run.id)?.media['1:image']?.assetId).to.equal(image.id);
+    await t.a.dispatcher.stop();
+  });
+
   it("stores a finished run's outputs at the next sweep when reading them failed the first time", async () => {
     const t = await setup();
     const original = t.backend.fetchOutput.bind(t.backend);

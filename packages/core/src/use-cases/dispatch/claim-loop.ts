@@ -10,6 +10,7 @@ import { Pump } from '../../system/pump.js';
 import { placeRun } from '../placement.js';
 import type { DispatchContext } from './context.js';
 import { FollowedRun, type FollowedRuns } from './followed-run.js';
+import { JobsAhead } from './jobs-ahead.js';
 
 /** Runs claimed in one claim at most: a long claim delays the prompts of the runs it took first. */
 const MAX_CLAIMED_AT_ONCE = 8;
@@ -56,16 +57,17 @@ export class ClaimLoop {
       // A run lost after it started goes before every waiting run: it had its slot already.
       const failover = this.failoverWaiting;
       this.failoverWaiting = false;
-      const runs = await this.claim(offers, room, failover);
+      const jobs = new JobsAhead(this.ctx);
+      const runs = await this.claim(offers, room, failover, jobs);
       if (failover && runs.length > 0) this.failoverWaiting = true;
       // Counted on their backends at once, and sent while the next runs are claimed: a backend
       // with room for several runs gets them without waiting for each prompt's round trips.
-      for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId });
+      for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId }, jobs.take(run.id));
       if ((runs.length < room && !failover) || this.stopped) break;
     }
   }
 
-  private claim(offers: { id: string; capacity: number }[], max: number, failover: boolean): Promise<Run[]> {
+  private claim(offers: { id: string; capacity: number }[], max: number, failover: boolean, jobs: JobsAhead): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
     return deps.runs.claimMany({
@@ -75,7 +77,11 @@ export class ClaimLoop {
       // A run past its queue time is never started, even between two sweeps.
       queuedSince: new Date(now - options.maxQueueSeconds * 1000),
       backends: offers,
-      place: (run, free) => placeRun(run, free, (backendId, r) => deps.executor.lacks(backendId, r)),
+      place: (run, free) => {
+        const backendId = placeRun(run, free, (backendId, r) => deps.executor.lacks(backendId, r));
+        if (backendId !== null) jobs.prepare(run);
+        return backendId;
+      },
       // Their outputs are being stored: the backend is free for the next run meanwhile.
       finishedOnBackend: this.followed.all().filter((f) => !f.holdsBackend()).map((f) => f.runId),
       failover,

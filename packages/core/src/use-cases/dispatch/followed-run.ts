@@ -7,7 +7,7 @@
  */
 import { CoreError } from '../../domain/errors.js';
 import type { Run, RunError } from '../../domain/run.js';
-import type { ExecutionState } from '../../ports/executor.js';
+import type { ExecutionJob, ExecutionState } from '../../ports/executor.js';
 import { buildExecutionJob } from '../build-execution-job.js';
 import { describeError, type DispatchContext } from './context.js';
 import { step, SUBMITTING, whenLost, type Effect, type FollowEvent, type FollowState, type Settlement } from './follow-state.js';
@@ -49,10 +49,10 @@ export class FollowedRun {
     registry.add(this);
   }
 
-  /** A run this dispatcher claimed: its prompt is sent now. */
-  static claimed(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
+  /** A run this dispatcher claimed: its prompt is sent now (its job built already, or being built, when given). */
+  static claimed(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }, job?: Promise<ExecutionJob>): FollowedRun {
     const followed = new FollowedRun(ctx, registry, run, run.backendId);
-    ctx.spawn(() => followed.submit(run));
+    ctx.spawn(() => followed.submit(run, job));
     return followed;
   }
 
@@ -112,10 +112,10 @@ export class FollowedRun {
     this.on({ type: 'inspected', state, runStatus: run.status });
   }
 
-  private async submit(run: Run): Promise<void> {
+  private async submit(run: Run, job?: Promise<ExecutionJob>): Promise<void> {
     const { deps, options } = this.ctx;
     try {
-      const built = await buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs);
+      const built = await (job ?? buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs));
       // Verifies (and renews) the claim at the last moment: a dispatcher that stalled past its lease
       // must not send a prompt another dispatcher may already have sent, nor one whose run was
       // canceled or queued again meanwhile. A run failing over is claimed `running` (it started

@@ -1,0 +1,33 @@
+/**
+ * The prompts of one claim, prepared while the claim reserves their runs. A run's job needs a read
+ * of its input assets; started as soon as placement picks the run, that read goes alongside the
+ * claim's reserving write instead of after it, and the prompt leaves one statement sooner. A run
+ * another claim takes meanwhile wastes its read, nothing more: a queued run's assets cannot be
+ * deleted, so reading them before the reservation sees what reading after it would.
+ * @module
+ */
+import type { Run } from '../../domain/run.js';
+import type { ExecutionJob } from '../../ports/executor.js';
+import { buildExecutionJob } from '../build-execution-job.js';
+import type { DispatchContext } from './context.js';
+
+export class JobsAhead {
+  private readonly jobs = new Map<string, Promise<ExecutionJob>>();
+
+  constructor(private readonly ctx: DispatchContext) {}
+
+  /** Starts building the job of a run placement picked (once per run). */
+  prepare(run: Run): void {
+    if (this.jobs.has(run.id)) return;
+    const { appVersions, assets, blobs } = this.ctx.deps;
+    const job = buildExecutionJob(run, appVersions, assets, blobs);
+    // Its failure belongs to the run's submit, which awaits it; a run not claimed after all drops it.
+    job.catch(() => undefined);
+    this.jobs.set(run.id, job);
+  }
+
+  /** The job prepared for a claimed run, if placement picked it in this claim. */
+  take(runId: string): Promise<ExecutionJob> | undefined {
+    return this.jobs.get(runId);
+  }
+}
