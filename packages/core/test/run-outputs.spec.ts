@@ -33,27 +33,20 @@ describe("A run's outputs", () => {
     ]);
   });
 
-  it('are stored while the GPU time is charged, not before it', async () => {
+  it('that cannot be stored leave the attempt uncharged: the GPU time is charged only with them', async () => {
     const w = await makeWorld();
     const { lifecycle, run, timing } = await startedRun(w, 3);
     const usedNow = () => w.ports.gpuLedger.usedSeconds(run.accountId, new Date(0), new Date(w.clock.nowMs() + 1));
-    // The download answers once the charge is in the ledger, or after 2 s (when the charge waits for it).
-    const output = {
-      nodeId: '9',
-      filename: '9.png',
-      contentType: 'image/png',
-      open: async () => {
-        const deadline = performance.now() + 2000;
-        while ((await usedNow()) === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-        return bytes(Buffer.from('png'));
-      },
-    };
-    const started = performance.now();
-    const done = await lifecycle.succeeded(run, [output], timing);
-    expect(performance.now() - started, 'the charge waited for the outputs').to.be.below(2000);
+    // The backend died while its output was read: this attempt is lost (its failover runs again).
+    const lost = { nodeId: '9', filename: '9.png', contentType: 'image/png', open: () => Promise.reject(new Error('the backend went away')) };
+    const error = await lifecycle.succeeded(run, [lost], timing).then(() => null, (e: unknown) => e as Error);
+    expect(error?.message).to.equal('the backend went away');
+    expect(await usedNow(), 'a lost attempt costs nothing').to.equal(0);
+    expect((await w.ports.runs.get(run.id))?.status).to.equal('running');
+    // The attempt that stores its outputs is the one charged.
+    const done = await lifecycle.succeeded(run, [{ ...lost, open: async () => bytes(Buffer.from('png')) }], { startedAtMs: timing.startedAtMs, finishedAtMs: timing.startedAtMs + 2000 });
     expect(done?.status).to.equal('succeeded');
-    expect(done?.metrics.gpuSeconds).to.equal(3);
-    expect(await usedNow()).to.equal(3);
+    expect(await usedNow()).to.equal(2);
   });
 });
 

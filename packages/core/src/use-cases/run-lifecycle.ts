@@ -41,23 +41,6 @@ const ACTIVE: readonly RunStatus[] = ['queued', 'running', 'canceling'];
 /** Outputs of one run downloaded and stored at once. */
 const OUTPUTS_AT_ONCE = 4;
 
-/** A finished run's execution time, as charged. */
-interface Metering {
-  readonly runMs: number | null;
-  readonly gpuSeconds: number | null;
-}
-
-/**
- * Both results once both have settled, or the first failure then: nothing is left running behind
- * a failure (a retry must not meet the outputs of the try before it still being stored).
- */
-async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [first, second] = await Promise.allSettled([a, b]);
-  if (first.status === 'rejected') throw first.reason;
-  if (second.status === 'rejected') throw second.reason;
-  return [first.value, second.value];
-}
-
 export class RunLifecycle {
   constructor(
     private readonly runs: RunRepository,
@@ -96,14 +79,10 @@ export class RunLifecycle {
    */
   async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
     // Downloaded and stored side by side: a batch of images from a GPU server across a network
-    // would otherwise wait for each round trip in turn. The charge goes meanwhile: it needs no
-    // output, and a try that fails after it is charged again for nothing (the ledger is idempotent per run).
-    const [outputs, metering] = await bothSettled(
-      mapAtMost(files, OUTPUTS_AT_ONCE, (file, index) => this.storeOutput(run, index, file)),
-      this.charge(run, timing),
-    );
+    // would otherwise wait for each round trip in turn.
+    const outputs = await mapAtMost(files, OUTPUTS_AT_ONCE, (file, index) => this.storeOutput(run, index, file));
     const progress = run.progress ? { value: run.progress.max, max: run.progress.max, nodeId: null } : null;
-    return this.record(run, 'succeeded', metering, { outputs, progress });
+    return this.finish(run, 'succeeded', timing, { outputs, progress });
   }
 
   /** A backend-side failure (validation, node error, timeout). Charged when it ran. */
@@ -173,31 +152,13 @@ export class RunLifecycle {
     timing: ExecutionTiming | null,
     patch: { outputs?: RunOutput[]; error?: RunError; progress?: RunProgress | null },
   ): Promise<Run | null> {
-    return this.record(run, status, await this.charge(run, timing), patch);
-  }
-
-  /**
-   * Charges the GPU time the backend measured, before the status changes: the ledger is idempotent
-   * per run, so a crash in between is repaired by doing it again.
-   */
-  private async charge(run: Run, timing: ExecutionTiming | null): Promise<Metering> {
-    const chargedAt = this.clock.now();
-    const runMs = executionMs(run, timing, chargedAt.getTime());
+    const finishedAt = this.clock.now();
+    const runMs = executionMs(run, timing, finishedAt.getTime());
     const gpuSeconds = runMs === null ? null : runMs / 1000;
     if (gpuSeconds !== null && gpuSeconds > 0) {
-      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt });
+      // Charged before the status changes: the ledger is idempotent per run, so a crash in between is repaired by doing it again.
+      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: finishedAt });
     }
-    return { runMs, gpuSeconds };
-  }
-
-  /** The run's terminal record, its metering as charged. */
-  private async record(
-    run: Run,
-    status: 'succeeded' | 'failed' | 'canceled' | 'expired',
-    { runMs, gpuSeconds }: Metering,
-    patch: { outputs?: RunOutput[]; error?: RunError; progress?: RunProgress | null },
-  ): Promise<Run | null> {
-    const finishedAt = this.clock.now();
     const startedAt = run.startedAt ?? (runMs !== null ? new Date(finishedAt.getTime() - runMs) : null);
     const updated = await this.runs.update(
       run.id,
