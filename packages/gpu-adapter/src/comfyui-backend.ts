@@ -15,6 +15,7 @@ import { supportsTargetedInterrupt } from './comfyui-version.js';
 import { afterProbe, NOT_PROBED, probeDetail, type ProbeOutcome, type ProbeState } from './probe-state.js';
 import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
+import { OutputPrefetch, viewPath } from './output-prefetch.js';
 import { partialRefusal, promptRefusal, type TakenBack } from './prompt-refusal.js';
 import { RunFollowers } from './run-followers.js';
 import { RunLocator } from './run-locator.js';
@@ -67,6 +68,8 @@ export class ComfyUiBackend {
    * server may have been replaced (a reconnect, a failed probe) and when a prompt using it is refused.
    */
   private readonly uploaded = new Map<string, string>();
+  /** Output files downloading since the socket announced them, until the outcome asks for them. */
+  private readonly outputsAhead = new OutputPrefetch((path, signal) => this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS, signal));
 
   constructor(
     readonly url: string,
@@ -82,6 +85,8 @@ export class ComfyUiBackend {
     const onMessage = (m: SocketMessage) => {
       executing.onMessage(m);
       this.followers.onMessage(m);
+      // Only prompts of this process's own client id are told their nodes' outputs.
+      if (m.type === 'executed') this.outputsAhead.onExecuted(m.data);
     };
     this.socket = new ComfyUiSocket(url, options.clientId, onMessage, () => {
       executing.reset();
@@ -267,10 +272,12 @@ export class ComfyUiBackend {
 
   /** `signal` aborts the download wherever it is (its headers awaited or its bytes read). */
   async fetchOutput(ref: OutputRef, signal?: AbortSignal): Promise<FetchedOutput> {
-    const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
-    const path = `/view?${query.toString()}`;
-    // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch again.
-    let first: StreamedResponse | null = await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS, signal);
+    signal?.throwIfAborted();
+    const path = viewPath(ref);
+    // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch
+    // again. A download started when the socket announced the file is taken (asked again if it failed).
+    const ahead = this.outputsAhead.take(path, signal);
+    let first: StreamedResponse | null = (ahead ? await ahead.catch(() => null) : null) ?? (await this.http.stream(path, TRANSFER_TIMEOUT_MS, TRANSFER_IDLE_MS, signal));
     const contentType = outputContentType(ref.filename, first.contentType);
     return {
       filename: ref.filename,
@@ -299,6 +306,7 @@ export class ComfyUiBackend {
   close(): void {
     this.socket.close();
     this.followers.close();
+    this.outputsAhead.close();
     this.http.close();
   }
 }

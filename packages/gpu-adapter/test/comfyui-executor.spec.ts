@@ -96,6 +96,19 @@ for (const version of ['0.3.64', '2026', 'legacy'] as FakeVersion[]) {
       expect(fake.executedCount(fake.prompts[0]?.prompt_id ?? '')).to.equal(1);
     });
 
+    it('downloads an output the socket announced while the outcome is read, and uses that download', async () => {
+      const j = job();
+      await executor.submit(fake.url, j);
+      const { end } = collect(executor, fake.url, j.runId);
+      const last = await end;
+      if (last.type !== 'finished' || last.result.state !== 'succeeded') throw new Error(`unexpected ${JSON.stringify(last)}`);
+      // Nobody has asked for the file yet: its download began when the socket said the node saved it.
+      await waitFor(() => (fake.requestCounts.get('GET /view') ?? 0) >= 1, 'the output requested before anyone asked for it', { timeoutMs: 2000 });
+      const out = await executor.fetchOutput(fake.url, last.result.outputs[0] as never);
+      expect(pngSize(await readAll(await out.open()))).to.deep.equal({ width: 4, height: 4 });
+      expect(fake.requestCounts.get('GET /view'), 'downloaded once: the download begun ahead was taken').to.equal(1);
+    });
+
     it("reads a finished run's history once, though the end is announced twice", async () => {
       const j = job();
       await executor.submit(fake.url, j);
