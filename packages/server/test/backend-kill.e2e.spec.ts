@@ -120,7 +120,7 @@ describe('a backend killed at each point of a run\'s life', function () {
     await killAt(['--execution-ms', '600000'], async (_victim, runId) => void (await api.waitFor(runId, ['running'], 20_000)), 2);
   });
 
-  it('(c) finished there, as runload reads its history before any download: fails over, attempts 2', async () => {
+  it('(c) finished there, while runload reads its history (its output may be downloading already): fails over, attempts 2', async () => {
     await killAt(['--execution-ms', '200', '--view-delay-ms', '600000'], (victim) => victim.received('GET /history/'), 2);
   });
 
