@@ -52,7 +52,13 @@ export class OutputPrefetch {
     if (!found) return null;
     this.ahead.delete(path);
     clearTimeout(found.expiry);
-    signal?.addEventListener('abort', () => found.abort.abort(signal.reason), { once: true });
+    if (signal) {
+      // The taker's signal lives long (a dispatcher's, say): its listener goes with the download.
+      const onAbort = () => found.abort.abort(signal.reason);
+      const unlink = () => signal.removeEventListener('abort', onAbort);
+      signal.addEventListener('abort', onAbort, { once: true });
+      found.response.then((res) => res.body.once('close', unlink), unlink);
+    }
     return found.response;
   }
 

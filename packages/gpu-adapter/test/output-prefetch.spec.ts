@@ -1,5 +1,6 @@
 /** Output files downloaded as the socket announces them: which ones, handed over once, and stopped with their taker. */
 import { expect } from 'chai';
+import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import { OutputPrefetch, viewPath } from '../src/output-prefetch.js';
 
@@ -41,6 +42,18 @@ describe('output files downloaded as the socket announces them', () => {
     expect(requested.get(viewPath(file('a.png')))?.aborted).to.equal(false);
     stop.abort();
     expect(requested.get(viewPath(file('a.png')))?.aborted, 'the download stops with its taker').to.equal(true);
+  });
+
+  it("leaves no listener on the taker's signal once the download is read", async () => {
+    const { prefetch } = prefetchRecording();
+    const stopping = new AbortController();
+    for (const name of ['a.png', 'b.png']) {
+      prefetch.onExecuted({ node: '9', output: { images: [file(name)] } });
+      const res = await prefetch.take(viewPath(file(name)), stopping.signal);
+      for await (const chunk of res?.body ?? []) expect(chunk).to.be.instanceOf(Buffer);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(stopping.signal, 'abort')).to.have.length(0);
   });
 
   it('lets every download go when the server is closed', () => {
