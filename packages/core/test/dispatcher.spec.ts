@@ -271,6 +271,40 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
+  it('reads the inputs of no more runs during a claim than the claim may take, whatever runs placement picks and passes by', async () => {
+    const t = await setup();
+    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const runs = [];
+    for (let i = 0; i < 5; i += 1) runs.push(await t.create({ '1:image': image.id, '2:blur_radius': i + 1 }));
+    let claiming = false;
+    /** Input reads started during each claim. */
+    const readsPerClaim: number[] = [];
+    const get = t.w.ports.assets.get.bind(t.w.ports.assets);
+    t.w.ports.assets.get = async (id, options) => {
+      if (claiming) readsPerClaim[readsPerClaim.length - 1] += 1;
+      return get(id, options);
+    };
+    // Placement is first shown every waiting run, as a claim does when the backends it picks are
+    // held by another instance's claim (each such run is passed by); then the claim proper.
+    const claimMany = t.w.ports.runs.claimMany.bind(t.w.ports.runs);
+    t.w.ports.runs.claimMany = async (request, max) => {
+      claiming = true;
+      readsPerClaim.push(0);
+      for (const run of runs) request.place(run, [{ id: IN_MEMORY_BACKEND, room: 1, lastAppVersionId: null, lastPlacedAtMs: null }]);
+      const claimed = await claimMany(request, max);
+      await new Promise((resolve) => setImmediate(resolve));
+      claiming = false;
+      return claimed;
+    };
+    await t.a.dispatcher.start();
+    await t.a.dispatcher.idle();
+    expect(readsPerClaim.length, 'claims made').to.be.above(0);
+    expect(Math.max(...readsPerClaim), 'reads started during one claim (depth 1: it takes one run)').to.equal(1);
+    expect(t.backend.submitted, 'the first run is sent with its input').to.have.length(1);
+    expect(t.backend.submitted[0]?.media['1:image']?.assetId).to.equal(image.id);
+    await t.a.dispatcher.stop();
+  });
+
   it("stores a finished run's outputs at the next sweep when reading them failed the first time", async () => {
     const t = await setup();
     const original = t.backend.fetchOutput.bind(t.backend);

@@ -57,7 +57,7 @@ export class ClaimLoop {
       // A run lost after it started goes before every waiting run: it had its slot already.
       const failover = this.failoverWaiting;
       this.failoverWaiting = false;
-      const jobs = new JobsAhead(this.ctx);
+      const jobs = new JobsAhead(this.ctx, room);
       const runs = await this.claim(offers, room, failover, jobs);
       if (failover && runs.length > 0) this.failoverWaiting = true;
       // Counted on their backends at once, and sent while the next runs are claimed: a backend
