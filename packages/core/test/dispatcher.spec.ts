@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CancelRun, CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type RunRepository, type Transition, type WorkSignal } from '@runload/core';
+import { CancelRun, CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type Run, type RunRepository, type Transition, type WorkSignal } from '@runload/core';
 import { IN_MEMORY_BACKEND, InMemoryExecutor, ManualTimers } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
@@ -274,14 +274,14 @@ describe('Dispatcher', () => {
   it('reads the inputs of no more runs during a claim than the claim may take, whatever runs placement picks and passes by', async () => {
     const t = await setup();
     const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
-    const runs = [];
+    const runs: Run[] = [];
     for (let i = 0; i < 5; i += 1) runs.push(await t.create({ '1:image': image.id, '2:blur_radius': i + 1 }));
     let claiming = false;
     /** Input reads started during each claim. */
     const readsPerClaim: number[] = [];
     const get = t.w.ports.assets.get.bind(t.w.ports.assets);
     t.w.ports.assets.get = async (id, options) => {
-      if (claiming) readsPerClaim[readsPerClaim.length - 1] += 1;
+      if (claiming) readsPerClaim.push((readsPerClaim.pop() ?? 0) + 1);
       return get(id, options);
     };
     // Placement is first shown every waiting run, as a claim does when the backends it picks are
