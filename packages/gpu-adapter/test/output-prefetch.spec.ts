@@ -1,7 +1,10 @@
 /** Output files downloaded as the socket announces them: which ones, handed over once, and stopped with their taker. */
 import { expect } from 'chai';
 import { getEventListeners } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { ComfyUiHttp } from '../src/comfyui-http.js';
 import { OutputPrefetch, viewPath } from '../src/output-prefetch.js';
 
 const file = (filename: string, type = 'output') => ({ filename, subfolder: '', type });
@@ -62,5 +65,35 @@ describe('output files downloaded as the socket announces them', () => {
     prefetch.close();
     expect([...requested.values()].map((s) => s.aborted)).to.deep.equal([true, true]);
     expect(prefetch.take(viewPath(file('a.png')))).to.equal(null);
+  });
+});
+
+describe('a download begun ahead and let go mid-answer', () => {
+  it('ends without an error nobody hears (the process would die of it)', async () => {
+    let connectionClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (connectionClosed = resolve));
+    // Answers the headers and a first byte, then nothing more: a download under way.
+    const server = createServer((req, res) => {
+      req.socket.once('close', connectionClosed);
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.write('p');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new ComfyUiHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 5000, null);
+    let answered: () => void = () => undefined;
+    const answer = new Promise<void>((resolve) => (answered = resolve));
+    const prefetch = new OutputPrefetch(async (path, signal) => {
+      const res = await client.stream(path, 60_000, 30_000, signal);
+      answered();
+      return res;
+    });
+    prefetch.onExecuted({ node: '9', output: { images: [file('a.png')] } });
+    await answer;
+    prefetch.close();
+    await closed;
+    // An error event nobody listens to is thrown on a later turn: give it those turns.
+    for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    client.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });
