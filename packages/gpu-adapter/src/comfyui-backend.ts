@@ -272,7 +272,6 @@ export class ComfyUiBackend {
 
   /** `signal` aborts the download wherever it is (its headers awaited or its bytes read). */
   async fetchOutput(ref: OutputRef, signal?: AbortSignal): Promise<FetchedOutput> {
-    signal?.throwIfAborted();
     const path = viewPath(ref);
     // Opened now, so a file the server lost fails here rather than mid-store; later opens fetch
     // again. A download started when the socket announced the file is taken (asked again if it failed).

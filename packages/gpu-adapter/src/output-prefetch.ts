@@ -48,11 +48,11 @@ export class OutputPrefetch {
    * as one requested by the taker would be; null when none was started.
    */
   take(path: string, signal?: AbortSignal): Promise<StreamedResponse> | null {
-    const found = this.ahead.get(path);
+    const found = this.remove(path);
     if (!found) return null;
-    this.ahead.delete(path);
-    clearTimeout(found.expiry);
-    if (signal) {
+    if (signal?.aborted) {
+      found.abort.abort(signal.reason);
+    } else if (signal) {
       // The taker's signal lives long (a dispatcher's, say): its listener goes with the download.
       const onAbort = () => found.abort.abort(signal.reason);
       const unlink = () => signal.removeEventListener('abort', onAbort);
@@ -79,11 +79,18 @@ export class OutputPrefetch {
   }
 
   private release(path: string): void {
-    const found = this.ahead.get(path);
+    const found = this.remove(path);
     if (!found) return;
-    this.ahead.delete(path);
-    clearTimeout(found.expiry);
     found.abort.abort();
     void found.response.then((res) => res.body.destroy(), () => undefined);
+  }
+
+  /** The download kept for `path`, no longer kept (its expiry cleared). */
+  private remove(path: string): Ahead | undefined {
+    const found = this.ahead.get(path);
+    if (!found) return undefined;
+    this.ahead.delete(path);
+    clearTimeout(found.expiry);
+    return found;
   }
 }

@@ -47,6 +47,13 @@ describe('output files downloaded as the socket announces them', () => {
     expect(requested.get(viewPath(file('a.png')))?.aborted, 'the download stops with its taker').to.equal(true);
   });
 
+  it('aborts at once a download taken by a taker that has stopped already', () => {
+    const { prefetch, requested } = prefetchRecording();
+    prefetch.onExecuted({ node: '9', output: { images: [file('a.png')] } });
+    expect(prefetch.take(viewPath(file('a.png')), AbortSignal.abort(new Error('stopping')))).to.not.equal(null);
+    expect(requested.get(viewPath(file('a.png')))?.aborted).to.equal(true);
+  });
+
   it("leaves no listener on the taker's signal once the download is read", async () => {
     const { prefetch } = prefetchRecording();
     const stopping = new AbortController();

@@ -5,7 +5,7 @@
  */
 import { inputKey, type InputSpec, type InputType, type Workflow, type WorkflowNode } from './app-version.js';
 import { CoreError } from './errors.js';
-import { addNodeProblem, type NodeProblems } from './node-problems.js';
+import { addNodeProblem, firstNodeProblem, type NodeProblems } from './node-problems.js';
 
 /** One input spec as `/object_info` reports it: `[TYPE, options?]`. */
 export type ObjectInfoInputSpec = readonly [unknown, Record<string, unknown>?] | readonly unknown[];
@@ -59,11 +59,10 @@ function refuseDanglingLinks(workflow: Workflow): void {
       addNodeProblem(dangling, nodeId, { field, reason: 'link_to_missing_node', message: `input "${field}" links to node "${source}", which the workflow does not have` });
     }
   }
-  const nodes = Object.keys(dangling);
-  if (nodes.length === 0) return;
-  const first = dangling[nodes[0] as string]?.[0];
-  const more = nodes.length > 1 ? ` (and in ${nodes.length - 1} more node${nodes.length > 2 ? 's' : ''})` : '';
-  throw new CoreError('INVALID_WORKFLOW', `Node "${nodes[0]}": ${first?.message}${more}`, { details: { node_errors: dangling } });
+  const first = firstNodeProblem(dangling);
+  if (!first) return;
+  const more = first.nodes > 1 ? ` (and in ${first.nodes - 1} more node${first.nodes > 2 ? 's' : ''})` : '';
+  throw new CoreError('INVALID_WORKFLOW', `Node "${first.nodeId}": ${first.problem.message}${more}`, { details: { node_errors: dangling } });
 }
 
 /** A link is `["<sourceNodeId>", <outputIndex>]`: fixed wiring, not an input. */

@@ -9,7 +9,7 @@
 import { isMediaInputType, type AppVersion, type Workflow } from '../domain/app-version.js';
 import { CoreError, type ErrorDetail } from '../domain/errors.js';
 import type { LimitsConfig } from '../domain/limits.js';
-import { addNodeProblem, type NodeProblems } from '../domain/node-problems.js';
+import { addNodeProblem, firstNodeProblem, type NodeProblems } from '../domain/node-problems.js';
 import { graphHash, readSubmittedGraph, withPlaceholders, type AssetReference } from '../domain/submitted-graph.js';
 import { deriveInputs, type NodeInfo } from '../domain/workflow.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
@@ -114,10 +114,9 @@ export class SubmitGraph {
         message: `${JSON.stringify(input.default)} is not one of the ${input.options.length} options of ${input.nodeType}.${input.widget}`,
       });
     }
-    const nodes = Object.keys(problems);
-    if (nodes.length > 0) {
-      const first = problems[nodes[0] as string]?.[0];
-      throw new CoreError('INVALID_WORKFLOW', `${nodes.length} node(s) cannot run on this pool; node ${nodes[0]}: ${first?.message ?? ''}`, {
+    const first = firstNodeProblem(problems);
+    if (first) {
+      throw new CoreError('INVALID_WORKFLOW', `${first.nodes} node(s) cannot run on this pool; node ${first.nodeId}: ${first.problem.message}`, {
         details: { node_errors: problems },
       });
     }
