@@ -76,6 +76,8 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   const a = make();
   const create = async (inputs: Record<string, unknown> = {}) =>
     (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs } })).run;
+  /** An image asset of the account, for a run's `1:image`. */
+  const uploadImage = () => w.api.uploadAsset.execute({ accountId: p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
   const get = async (id: string) => {
     const run = await w.ports.runs.get(id);
     if (!run) throw new Error(`no run ${id}`);
@@ -127,7 +129,7 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
     await a.dispatcher.idle();
     return run;
   };
-  return { w, p, backend, a, make, create, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
+  return { w, p, backend, a, make, create, uploadImage, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
 }
 
 /** A running run whose backend fails the first cancel (or interrupt) asked of it. */
@@ -152,7 +154,7 @@ describe('Dispatcher', () => {
   it('dispatches a run with its media, follows it, stores its outputs and charges its GPU time', async () => {
     const t = await setup();
     await t.a.dispatcher.start();
-    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const image = await t.uploadImage();
     const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
     await t.a.dispatcher.idle();
     const job = t.backend.job(run.id);
@@ -228,7 +230,7 @@ describe('Dispatcher', () => {
 
   it('fails a run whose input asset was deleted before its dispatch VALIDATION_ERROR, naming the input, and never sends it', async () => {
     const t = await setup();
-    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const image = await t.uploadImage();
     const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
     // The delete that raced the run's creation: the record is gone once the dispatcher builds the prompt.
     expect(await t.w.ports.assets.delete(image.id)).to.equal(true);
@@ -244,7 +246,7 @@ describe('Dispatcher', () => {
 
   it("reads a run's input assets while its claim reserves it, so its prompt does not wait for that read after the claim", async () => {
     const t = await setup();
-    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const image = await t.uploadImage();
     const run = await t.create({ '1:image': image.id, '2:blur_radius': 9 });
     let markRead: () => void = () => undefined;
     const read = new Promise<void>((resolve) => (markRead = resolve));
@@ -273,7 +275,7 @@ describe('Dispatcher', () => {
 
   it('reads the inputs of no more runs during a claim than the claim may take, whatever runs placement picks and passes by', async () => {
     const t = await setup();
-    const image = await t.w.api.uploadAsset.execute({ accountId: t.p.account.id, filename: 'in.png', content: bytes(TINY_PNG), maxBytes: 1000 });
+    const image = await t.uploadImage();
     const runs: Run[] = [];
     for (let i = 0; i < 5; i += 1) runs.push(await t.create({ '1:image': image.id, '2:blur_radius': i + 1 }));
     let claiming = false;
