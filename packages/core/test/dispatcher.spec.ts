@@ -31,7 +31,7 @@ function processView(inner: InMemoryExecutor): { executor: Executor; kill: () =>
   return { executor, kill: () => (alive = false) };
 }
 
-async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; backendGraceMs?: number; lostSignals?: string; maxAttempts?: number } = {}) {
+async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number; depth?: number; ahead?: boolean; backendGraceMs?: number; lostSignals?: string; maxAttempts?: number } = {}) {
   const backend = new InMemoryExecutor();
   const w = await makeWorld({ executor: backend });
   const p = await w.principal('ultra');
@@ -54,6 +54,7 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
         owner,
         leaseMs: LEASE_MS,
         depth: options.depth ?? 1,
+        ahead: options.ahead ?? false,
         maxQueueSeconds: options.maxQueueSeconds ?? 3600,
         maxRunSeconds: options.maxRunSeconds ?? 1800,
         sweepMs: SWEEP_MS,
@@ -226,6 +227,133 @@ describe('Dispatcher', () => {
     expect((await t.get(first.id)).status).to.equal('succeeded');
     expect(t.sentTimes(second.id)).to.equal(1);
     await t.a.dispatcher.stop();
+  });
+
+  it('claims the next run while its backend executes one, and sends it the moment the backend is done, needing no claim then; held there only once sent', async () => {
+    const t = await setup({ ahead: true });
+    const first = await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    const waiting = await t.get(second.id);
+    expect([waiting.status, waiting.backendId, waiting.leaseOwner], 'claimed for the backend while the first run executes').to.deep.equal(['queued', IN_MEMORY_BACKEND, 'instance-a']);
+    expect(t.sentTimes(second.id), 'the backend holds one prompt at depth 1').to.equal(0);
+    expect((await t.w.ports.runs.heldByBackend()).get(IN_MEMORY_BACKEND), 'held: the first run only').to.equal(1);
+    // From now on every claim fails: the second run must not need one.
+    t.w.ports.runs.claimMany = async () => {
+      throw new CoreError('STORAGE_UNAVAILABLE', 'the database is gone');
+    };
+    t.backend.announceEnd(first.id);
+    await t.transition((c) => c.runId === second.id && c.to === 'sent', 'the second run to be sent');
+    const start = t.w.clock.nowMs();
+    t.backend.succeed(first.id, [OUT], { startedAtMs: start - 2000, finishedAtMs: start });
+    await t.a.dispatcher.idle();
+    expect((await t.get(first.id)).status).to.equal('succeeded');
+    expect(t.sentTimes(second.id)).to.equal(1);
+    expect((await t.w.ports.runs.heldByBackend()).get(IN_MEMORY_BACKEND), 'held: the second run, sent').to.equal(1);
+    await t.a.dispatcher.stop();
+  });
+
+  it('claims no run ahead unless told: the next run stays in the queue, on no backend, while the backend is full', async () => {
+    const t = await setup();
+    await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    expect([(await t.get(second.id)).backendId, (await t.get(second.id)).leaseOwner]).to.deep.equal([null, null]);
+    await t.a.dispatcher.stop();
+  });
+
+  it('hands a run that waited for its backend past its queue time back to the queue, never sending it', async () => {
+    const t = await setup({ ahead: true, maxQueueSeconds: 4 });
+    const first = await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    expect((await t.get(second.id)).backendId).to.equal(IN_MEMORY_BACKEND);
+    t.w.clock.advance(4200);
+    t.backend.announceEnd(first.id);
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(second.id)).to.equal(0);
+    const late = await t.get(second.id);
+    expect([late.status, late.backendId], 'queued on no backend, for the sweep to expire').to.deep.equal(['queued', null]);
+    await t.a.dispatcher.stop();
+  });
+
+  it('never sends a waiting run canceled just as its backend frees up: the cancel wins, or the run is taken out of waiting first and canceled on its backend', async () => {
+    const t = await setup({ ahead: true });
+    const first = await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    // The cancel lands between the backend's end and the waiting run's own write.
+    const leaveWaiting = t.w.ports.runs.leaveWaiting.bind(t.w.ports.runs);
+    t.w.ports.runs.leaveWaiting = async (id, owner, until) => {
+      expect((await t.w.api.cancelRun.execute(t.p, id)).status).to.equal('canceled');
+      return leaveWaiting(id, owner, until);
+    };
+    t.backend.announceEnd(first.id);
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(second.id)).to.equal(0);
+    expect((await t.get(second.id)).status).to.equal('canceled');
+    expect(t.a.dispatcher.inFlight(), 'the first run alone is followed').to.equal(1);
+    await t.a.dispatcher.stop();
+  });
+
+  it('cancels a run waiting for its backend at once, never sending it', async () => {
+    const t = await setup({ ahead: true });
+    const first = await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    expect((await t.get(second.id)).backendId, 'waiting on the backend').to.equal(IN_MEMORY_BACKEND);
+    expect((await t.w.api.cancelRun.execute(t.p, second.id)).status, 'the answer to the cancel').to.equal('canceled');
+    await t.a.dispatcher.idle();
+    expect((await t.get(second.id)).status).to.equal('canceled');
+    expect(t.a.dispatcher.inFlight(), 'the first run alone is followed').to.equal(1);
+    t.backend.announceEnd(first.id);
+    await t.a.dispatcher.idle();
+    expect(t.sentTimes(second.id)).to.equal(0);
+    expect((await t.get(first.id)).status, 'the run before it goes on').to.equal('running');
+    await t.a.dispatcher.stop();
+  });
+
+  it('hands a waiting run back to the queue when its backend takes no more work, and dispatches it once there is room', async () => {
+    const t = await setup({ ahead: true });
+    const first = await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    expect((await t.get(second.id)).backendId).to.equal(IN_MEMORY_BACKEND);
+    // Drained: the backend is no longer offered for work.
+    const placement = t.backend.placement.bind(t.backend);
+    t.backend.placement = () => [];
+    t.a.dispatcher.wake();
+    await t.a.dispatcher.idle();
+    const handedBack = await t.get(second.id);
+    expect([handedBack.status, handedBack.backendId, handedBack.leaseOwner]).to.deep.equal(['queued', null, null]);
+    t.backend.placement = placement;
+    t.backend.announceEnd(first.id);
+    await t.transition((c) => c.runId === second.id && c.to === 'sent', 'the second run to be sent');
+    expect(t.sentTimes(second.id)).to.equal(1);
+    await t.a.dispatcher.stop();
+  });
+
+  it('leaves a run waiting for its backend to the next dispatcher when it stops, which sends it once', async () => {
+    const t = await setup({ ahead: true });
+    const first = await t.startedRun();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    await t.a.dispatcher.stop();
+    expect((await t.get(second.id)).leaseOwner, 'its lease let go').to.equal(null);
+    const b = t.make('instance-b');
+    await b.dispatcher.start();
+    await b.dispatcher.idle();
+    const start = t.w.clock.nowMs();
+    t.backend.succeed(first.id, [OUT], { startedAtMs: start - 2000, finishedAtMs: start });
+    await b.dispatcher.idle();
+    await b.sweep();
+    expect((await t.get(first.id)).status).to.equal('succeeded');
+    expect(t.sentTimes(second.id)).to.equal(1);
+    t.backend.start(second.id, t.w.clock.nowMs());
+    t.backend.succeed(second.id, [OUT], { startedAtMs: t.w.clock.nowMs(), finishedAtMs: t.w.clock.nowMs() + 10 });
+    await b.dispatcher.idle();
+    expect((await t.get(second.id)).status).to.equal('succeeded');
+    await b.dispatcher.stop();
   });
 
   it('fails a run whose input asset was deleted before its dispatch VALIDATION_ERROR, naming the input, and never sends it', async () => {

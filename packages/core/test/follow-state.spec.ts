@@ -27,6 +27,26 @@ describe('the followed run: a backend that loses the run', () => {
   }
 });
 
+describe('the followed run: a run waiting for room on its backend', () => {
+  const WAITING: FollowState = { kind: 'waiting' };
+  const rows: [string, FollowEvent, FollowState['kind'], string | null, string | null][] = [
+    ['its backend has room: its prompt goes', { type: 'backend-free' }, 'submitting', null, 'submit'],
+    ['a cancel: no backend heard of it, canceled at once', { type: 'cancel-requested' }, 'settled', 'canceled', 'settle'],
+    ['handed back (backend drained, past its queue time): queued again', { type: 'hand-back', why: 'drained' }, 'settled', 'requeue', 'settle'],
+    ['a reconciliation finding it unknown changes nothing (it was never sent)', { type: 'inspected', state: { state: 'unknown' }, runStatus: 'queued' }, 'waiting', null, null],
+    ['the dispatcher stops: left to its lease', { type: 'stop' }, 'settled', null, null],
+  ];
+  for (const [name, event, to, how, effect] of rows) {
+    it(`${name}: waiting → ${to}`, () => {
+      const next = stepFollowState(WAITING, event, ENV);
+      expect(next.state.kind).to.equal(to);
+      expect(next.effects.map((e) => e.do)).to.deep.equal(effect ? [effect] : []);
+      const settle = next.effects.find((e) => e.do === 'settle');
+      expect(settle && settle.do === 'settle' ? settle.settlement.how : null).to.equal(how);
+    });
+  }
+});
+
 describe('what becomes of a run its backend lost (failover)', () => {
   const run = (status: RunStatus, attempts: number, cancelRequested = false) => ({ status, attempts, cancelRequested });
   const rows: [string, ReturnType<typeof run>, number, ReturnType<typeof whenLost>][] = [

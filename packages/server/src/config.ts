@@ -26,6 +26,12 @@ export interface RunloadConfig {
   readonly corsOrigins: readonly string[];
   /** Runs one ComfyUI server may hold at once (1 = only idle servers get work). */
   readonly dispatchDepth: number;
+  /**
+   * `RUNLOAD_DISPATCH_AHEAD=true`: a server full of this instance's runs gets its next run claimed
+   * while they execute, sent the moment one ends (no claim in between); fair share then decides one
+   * run per server ahead of time.
+   */
+  readonly dispatchAhead: boolean;
   /** How long a dispatcher's claim on a run lasts without renewal (another instance then takes over). */
   readonly leaseSeconds: number;
   /** This instance's name for leases; null picks one (stable for SQLite, random for PostgreSQL). */
@@ -62,6 +68,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function onOff(env: Env, name: string): boolean {
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
 function list(raw: string | undefined): string[] {
@@ -164,6 +177,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustedProxies: list(env['RUNLOAD_TRUSTED_PROXIES']),
     corsOrigins: list(env['RUNLOAD_CORS_ORIGINS']),
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
+    dispatchAhead: onOff(env, 'RUNLOAD_DISPATCH_AHEAD'),
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: readInstanceId(env),
     webhookAllowPrivate: env['RUNLOAD_WEBHOOK_ALLOW_PRIVATE']?.trim() === 'true',

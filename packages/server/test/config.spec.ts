@@ -39,3 +39,12 @@ describe('configuration: RUNLOAD_LOG_LEVEL', () => {
     expect(() => loadConfig({ RUNLOAD_LOG_LEVEL: 'debug' })).to.not.throw();
   });
 });
+
+describe('configuration: RUNLOAD_DISPATCH_AHEAD', () => {
+  it('is off unless set to true, and refuses anything but true or false in one line', () => {
+    expect(loadConfig({}).dispatchAhead).to.equal(false);
+    expect(loadConfig({ RUNLOAD_DISPATCH_AHEAD: 'true' }).dispatchAhead).to.equal(true);
+    expect(loadConfig({ RUNLOAD_DISPATCH_AHEAD: 'false' }).dispatchAhead).to.equal(false);
+    expect(() => loadConfig({ RUNLOAD_DISPATCH_AHEAD: '1' })).to.throw('RUNLOAD_DISPATCH_AHEAD must be true or false, got "1"');
+  });
+});

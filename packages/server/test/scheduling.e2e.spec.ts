@@ -32,12 +32,19 @@ function withCheckpoint(name: string, prefix: string) {
 /** The run id a prompt carries (runload marks every prompt it sends). */
 const runOf = (p: AcceptedPrompt) => String(p.extra_data['runload_run_id']);
 
-for (const dialect of ['sqlite', 'postgres'] as const) {
-  (dialect === 'sqlite' || (pgUrl && redisUrl) ? describe : describe.skip)(`scheduling across three instances on ${dialect}`, function () {
+// The last: each instance claims a full backend's next run ahead (RUNLOAD_DISPATCH_AHEAD).
+for (const [dialect, ahead] of [['sqlite', false], ['postgres', false], ['postgres', true]] as const) {
+  (dialect === 'sqlite' || (pgUrl && redisUrl) ? describe : describe.skip)(`scheduling across three instances on ${dialect}${ahead ? ', next runs claimed ahead' : ''}`, function () {
     this.timeout(120_000);
     const data = tempDataDir();
     const dbName = `runload_sched_${randomBytes(4).toString('hex')}`;
     const admin = dialect === 'postgres' ? openDatabase({ url: pgUrl ?? null, dataDir: data.dir }) : null;
+    /** The instances' own database (PostgreSQL), to see what the API does not show. */
+    let scratch: ReturnType<typeof openDatabase> | null = null;
+    const database = () => {
+      if (!scratch) throw new Error('no database of the instances to read');
+      return scratch;
+    };
     let withSdxl: FakeComfyUI;
     let plain: FakeComfyUI;
     let servers: ServerProcess[] = [];
@@ -55,6 +62,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         RUNLOAD_LIMITS_FILE: limitsFile,
         RUNLOAD_COMFYUI_URLS: `${withSdxl.url},${plain.url}`,
         RUNLOAD_DISPATCH_DEPTH: '1',
+        RUNLOAD_DISPATCH_AHEAD: String(ahead),
         RUNLOAD_LEASE_SECONDS: '5',
         RUNLOAD_LOG_LEVEL: 'silent',
         ...(redisUrl ? { RUNLOAD_REDIS_URL: redisUrl } : {}),
@@ -64,6 +72,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         const url = new URL(pgUrl ?? '');
         url.pathname = `/${dbName}`;
         env['RUNLOAD_DATABASE_URL'] = url.toString();
+        scratch = openDatabase({ url: url.toString(), dataDir: data.dir });
       }
       await cliJson(['migrate'], env);
       const keyOf = async (name: string) => {
@@ -87,6 +96,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     after(async () => {
       await Promise.all(servers.map((s) => s.stop('SIGTERM')));
       for (const f of [withSdxl, plain]) await f?.close();
+      await scratch?.destroy();
       if (admin) {
         await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
         await admin.destroy();
@@ -132,7 +142,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(refused.body.error.message).to.equal('no backend has checkpoint missing.safetensors');
     });
 
-    it("does not delay another account's first run behind 20 queued runs of one account by more than one run", async () => {
+    it(`does not delay another account's first run behind 20 queued runs of one account by more than one run${ahead ? ', and one per backend claimed ahead' : ''}`, async () => {
       // Both backends held while the queues form, so at the other account's create each backend has
       // exactly one of the busy account's runs and no claim is in transit: what follows is the order.
       withSdxl.pause();
@@ -153,8 +163,35 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const all = [...withSdxl.prompts, ...plain.prompts];
       const mineAt = all.find((p) => runOf(p) === mine)?.received_at ?? Infinity;
       const before = all.filter((p) => many.includes(runOf(p)) && p.received_at > createdAt && p.received_at < mineAt);
-      expect(before.length, 'runs of the busy account started after the other account queued and before its run').to.be.at.most(1);
+      // Claimed ahead, each backend's next run was decided before the other account queued: one more
+      // per backend (two) than without, where one run of the busy account may start at the other
+      // backend at the very moment the other account's run starts.
+      expect(before.length, 'runs of the busy account started after the other account queued and before its run').to.be.at.most(ahead ? 3 : 1);
       await Promise.all(many.map((id, i) => client(i).a.waitFor(id, ['succeeded'], 60_000)));
+    });
+
+    (ahead ? it : it.skip)('claims each full backend one run ahead, which waits placed, is canceled at once and never reaches a backend', async () => {
+      withSdxl.pause();
+      plain.pause();
+      const ids: string[] = [];
+      try {
+        for (let i = 0; i < 6; i += 1) ids.push(await create(client(i).a, 'v15'));
+        // Two runs on the backends, one waiting at each (claimed, its prompt not sent), two in the queue.
+        await waitFor(async () => Number((await database().from('runs').whereIn('id', ids).where({ waits_for_room: true }).count({ n: '*' }))[0]?.['n'] ?? 0) === 2, 'one run waiting at each backend');
+        const onBackends = new Set([...withSdxl.prompts, ...plain.prompts].map(runOf));
+        const waiting = ids.filter((id) => !onBackends.has(id)).slice(0, 4);
+        const canceled = await Promise.all(waiting.slice(0, 2).map(async (id) => (await client(2).a.json<{ status: string }>('POST', `/api/v1/runs/${id}/cancel`)).body.status));
+        expect(canceled, 'a run waiting at a backend, or queued, is canceled at once').to.deep.equal(['canceled', 'canceled']);
+        for (const id of waiting.slice(0, 2)) expect(onBackends.has(id)).to.equal(false);
+      } finally {
+        withSdxl.resume();
+        plain.resume();
+      }
+      const ends = await Promise.all(ids.map(async (id, i) => (await client(i).a.waitFor(id, ['succeeded', 'canceled'], 60_000))['status']));
+      expect(ends.filter((s) => s === 'succeeded')).to.have.length(4);
+      const sent = [...withSdxl.prompts, ...plain.prompts].map(runOf).filter((id) => ids.includes(id));
+      expect(sent.length, 'each run sent once, the canceled ones never').to.equal(4);
+      expect(new Set(sent).size).to.equal(4);
     });
 
     it('keeps each of two app versions on its own backend whatever order they are created in', async () => {

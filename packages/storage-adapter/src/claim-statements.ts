@@ -306,9 +306,10 @@ function heldByBackend(value: unknown): Map<string, number> {
  */
 async function reserve(trx: Knex, request: ClaimRequest, candidate: Run, backendId: string, capacity: number, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
-  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?, attempts = attempts + 1
+  const waitsForRoom = request.backends.some((b) => b.id === backendId && b.waitsForRoom === true);
+  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?, attempts = attempts + 1, waits_for_room = ?
     WHERE id = ? AND ${waitingOf(request)} AND ${LEASE_FREE}`;
-  const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, candidate.id, nowMs];
+  const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, waitsForRoom, candidate.id, nowMs];
   if (dialect === 'postgres') {
     const row = rawRows(
       await trx.raw(

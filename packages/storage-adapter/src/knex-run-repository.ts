@@ -23,6 +23,7 @@ async function updateRun(db: Knex, id: string, patch: RunPatch, guard: RunUpdate
   if (guard.status) query.whereIn('status', [...guard.status]);
   if (guard.leaseOwner !== undefined) query.where({ lease_owner: guard.leaseOwner });
   if (guard.unplaced) query.whereNull('backend_id');
+  if (guard.waitingForRoom) query.where('waits_for_room', true);
   const changes = fromPatch(patch);
   const rows = Object.keys(changes).length === 0 ? await query.select('*') : await query.update(changes).returning('*');
   const row = (rows as Record<string, unknown>[])[0];
@@ -208,8 +209,17 @@ export class KnexRunRepository implements RunRepository {
 
   heldByBackend(): Promise<Map<string, number>> {
     return guarded(async () => {
-      const rows = rawRows(await this.db.raw(`SELECT backend_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} GROUP BY backend_id`));
+      const rows = rawRows(await this.db.raw(`SELECT backend_id, COUNT(*) AS n FROM runs WHERE ${HOLDS_SLOT} AND NOT waits_for_room GROUP BY backend_id`));
       return new Map(rows.map((r) => [String(r['backend_id']), Number(r['n'])]));
+    });
+  }
+
+  leaveWaiting(id: string, owner: string, leaseExpiresAt: Date): Promise<boolean> {
+    return guarded(async () => {
+      const changed = await this.db('runs')
+        .where({ id, waits_for_room: true, status: 'queued', lease_owner: owner })
+        .update({ waits_for_room: false, lease_expires_at: leaseExpiresAt.getTime() });
+      return changed > 0;
     });
   }
 

@@ -14,6 +14,7 @@ import { BACKENDS_MIGRATION } from './migration-backends.js';
 import { ADMIN_MIGRATION } from './migration-admin.js';
 import { ASSETS_PENDING_MIGRATION } from './migration-assets-pending.js';
 import { COMFY_V2_MIGRATION } from './migration-comfy-v2.js';
+import { RUNS_WAITING_FOR_ROOM_MIGRATION } from './migration-runs-waiting-for-room.js';
 
 interface Migration {
   readonly name: string;
@@ -115,6 +116,7 @@ const MIGRATIONS: readonly Migration[] = [
   ADMIN_MIGRATION,
   ASSETS_PENDING_MIGRATION,
   COMFY_V2_MIGRATION,
+  RUNS_WAITING_FOR_ROOM_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

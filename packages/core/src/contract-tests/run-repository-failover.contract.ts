@@ -57,6 +57,50 @@ export function describeRunFailoverCalls(repository: () => RunRepository, aRun: 
       expect([held.get(a), held.get(b)]).to.deep.equal([2, 1]);
     });
 
+    it('counts a run claimed to wait for room in every claim, but as held on its backend only once its prompt is sent', async () => {
+      const runs = repository();
+      const gpu = `gpu-${randomUUID()}`;
+      const [current, next, other] = [aRun({ createdAt: at(1000) }), aRun({ createdAt: at(2000) }), aRun({ createdAt: at(3000) })];
+      for (const run of [current, next, other]) await runs.create(run);
+      const offer = (capacity: number, waitsForRoom: boolean) => ({ ...request(gpu, false), backends: [{ id: gpu, capacity, waitsForRoom }] });
+      expect((await runs.claimMany(offer(1, false), 5)).map((r) => r.id)).to.deep.equal([current.id]);
+      // The claimer whose run fills the backend is offered one slot more: the next run waits there.
+      expect((await runs.claimMany(offer(2, true), 5)).map((r) => [r.id, r.backendId])).to.deep.equal([[next.id, gpu]]);
+      expect((await runs.heldByBackend()).get(gpu), 'held: the prompt on the backend, not the one waiting').to.equal(1);
+      // It takes its slot in every claim: the backend is full, for a waiting run too.
+      expect(await runs.claimMany(offer(1, false), 5)).to.deep.equal([]);
+      expect(await runs.claimMany(offer(2, true), 5)).to.deep.equal([]);
+      expect(await runs.leaveWaiting(next.id, 'someone-else', at(90_000)), 'another owner').to.equal(false);
+      expect(await runs.leaveWaiting(current.id, 'd1', at(90_000)), 'a run that never waited').to.equal(false);
+      expect(await runs.leaveWaiting(next.id, 'd1', at(90_000))).to.equal(true);
+      expect((await runs.get(next.id))?.leaseExpiresAt?.getTime(), 'its lease renewed').to.equal(at(90_000).getTime());
+      expect((await runs.heldByBackend()).get(gpu)).to.equal(2);
+      expect(await runs.leaveWaiting(next.id, 'd1', at(90_000)), 'once only').to.equal(false);
+      // Claimed again the usual way after going back to the queue, it is held as any run.
+      await runs.update(next.id, { backendId: null, leaseOwner: null, leaseExpiresAt: null });
+      await runs.update(current.id, { status: 'succeeded', finishedAt: at(5000) });
+      await runs.update(other.id, { status: 'canceled', finishedAt: at(5000) });
+      const waiting = await runs.claimMany(offer(2, true), 5);
+      expect(waiting.map((r) => r.id)).to.deep.equal([next.id]);
+      expect((await runs.heldByBackend()).get(gpu)).to.equal(undefined);
+      await runs.update(next.id, { backendId: null, leaseOwner: null, leaseExpiresAt: null });
+      await runs.claimMany(offer(1, false), 5);
+      expect((await runs.heldByBackend()).get(gpu)).to.equal(1);
+    });
+
+    it('updates with the guard "waiting for room" only a run that waits, and a run canceled so never leaves waiting', async () => {
+      const runs = repository();
+      const gpu = `gpu-${randomUUID()}`;
+      const [current, next] = [aRun({ createdAt: at(1000) }), aRun({ createdAt: at(2000) })];
+      for (const run of [current, next]) await runs.create(run);
+      const offer = (capacity: number, waitsForRoom: boolean) => ({ ...request(gpu, false), backends: [{ id: gpu, capacity, waitsForRoom }] });
+      await runs.claimMany(offer(1, false), 5);
+      await runs.claimMany(offer(2, true), 5);
+      expect(await runs.update(current.id, { status: 'canceled' }, { status: ['queued'], waitingForRoom: true }), 'not waiting').to.equal(null);
+      expect(await runs.update(next.id, { status: 'canceled' }, { status: ['queued'], waitingForRoom: true })).to.deep.include({ status: 'canceled' });
+      expect(await runs.leaveWaiting(next.id, 'd1', at(90_000))).to.equal(false);
+    });
+
     it('tells what each backend did: runs that ended there, their GPU-seconds, the version placed there last', async () => {
       const runs = repository();
       const gpu = `gpu-${randomUUID()}`;

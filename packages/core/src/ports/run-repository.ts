@@ -34,6 +34,8 @@ export interface RunUpdateGuard {
   readonly leaseOwner?: string;
   /** The run must be on no backend (waiting). */
   readonly unplaced?: true;
+  /** The run must be claimed to wait for room on its backend, its prompt not sent (see {@link SlotOffer.waitsForRoom}). */
+  readonly waitingForRoom?: true;
 }
 
 /** A backend offered to a claim: how many runload prompts it may hold at most right now. */
@@ -41,6 +43,14 @@ export interface SlotOffer {
   readonly id: string;
   /** The depth less the prompts other clients hold there. */
   readonly capacity: number;
+  /**
+   * A slot one past the backend's capacity, offered by the claimer whose runs fill it: a run placed
+   * there waits, claimed, until one of those is done, and is sent with no claim in between. It
+   * counts in the claims' room like any run on the backend (no one else can take the backend
+   * meanwhile) but not in {@link RunRepository.heldByBackend} (its prompt is not on the backend)
+   * until it {@link RunRepository.leaveWaiting | leaves waiting}.
+   */
+  readonly waitsForRoom?: boolean;
 }
 
 /** A backend with at least one free slot, as the claim's transaction sees it. */
@@ -181,8 +191,17 @@ export interface RunRepository {
    * one run of it in flight: the mean `gpuSeconds` of its last 20 finished runs (0 for none).
    */
   estimateGpuSeconds(appVersionIds: readonly string[]): Promise<number[]>;
-  /** Runs each backend holds now (placed there and not finished), by backend id; backends holding none are left out. */
+  /**
+   * Runs each backend holds now (placed there and not finished, a run waiting for room there left
+   * out), by backend id; backends holding none are left out.
+   */
   heldByBackend(): Promise<Map<string, number>>;
+  /**
+   * A run claimed to wait for room (see {@link SlotOffer.waitsForRoom}) is about to be sent: held on
+   * its backend from now on, its lease renewed to `leaseExpiresAt`. False, changing nothing, when it
+   * no longer waits as `owner`'s (canceled meanwhile, or its lease lost): it must not be sent.
+   */
+  leaveWaiting(id: string, owner: string, leaseExpiresAt: Date): Promise<boolean>;
   /**
    * What each backend did, by backend id: its finished runs (those that ended there) and their
    * GPU-seconds, and the app version last placed there (its models are probably loaded).

@@ -21,6 +21,8 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly rows = new Map<string, Run>();
   /** Per backend, the last run placed there (warm placement). */
   private readonly placed = new Map<string, { lastAppVersionId: string; lastPlacedAtMs: number }>();
+  /** Runs claimed to wait for room on their backend, their prompt not sent yet (not held there). */
+  private readonly waitingForRoom = new Set<string>();
   // Integrations: the in-memory outbox records events in the same step as the change (as the SQL triggers do).
   private readonly changeListeners = new Set<(before: Run, after: Run) => void>();
 
@@ -47,6 +49,7 @@ export class InMemoryRunRepository implements RunRepository {
     if (guard.status && !guard.status.includes(current.status)) return null;
     if (guard.leaseOwner !== undefined && current.leaseOwner !== guard.leaseOwner) return null;
     if (guard.unplaced && current.backendId !== null) return null;
+    if (guard.waitingForRoom && !this.waitingForRoom.has(id)) return null;
     const next: Run = { ...current, ...structuredClone(patch) };
     this.rows.set(id, next);
     if (next.status !== current.status) for (const l of this.changeListeners) l(current, next);
@@ -113,6 +116,8 @@ export class InMemoryRunRepository implements RunRepository {
       const backendId = request.place(structuredClone(candidate), free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       this.placed.set(backendId, { lastAppVersionId: candidate.appVersionId, lastPlacedAtMs: now.getTime() });
+      if (request.backends.find((b) => b.id === backendId)?.waitsForRoom) this.waitingForRoom.add(candidate.id);
+      else this.waitingForRoom.delete(candidate.id);
       return this.update(candidate.id, { leaseOwner: request.owner, leaseExpiresAt: request.leaseExpiresAt, backendId, attempts: candidate.attempts + 1 });
     }
     return null;
@@ -222,8 +227,16 @@ export class InMemoryRunRepository implements RunRepository {
 
   async heldByBackend(): Promise<Map<string, number>> {
     const held = new Map<string, number>();
-    for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
+    for (const r of this.rows.values()) if (holdsSlot(r) && r.backendId && !this.waitingForRoom.has(r.id)) held.set(r.backendId, (held.get(r.backendId) ?? 0) + 1);
     return held;
+  }
+
+  async leaveWaiting(id: string, owner: string, leaseExpiresAt: Date): Promise<boolean> {
+    const run = this.rows.get(id);
+    if (!run || !this.waitingForRoom.has(id) || run.status !== 'queued' || run.leaseOwner !== owner) return false;
+    this.waitingForRoom.delete(id);
+    await this.update(id, { leaseExpiresAt });
+    return true;
   }
 
   async backendUsage(): Promise<Map<string, BackendUsage>> {

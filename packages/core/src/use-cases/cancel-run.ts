@@ -1,6 +1,6 @@
 /**
- * Cancel: a queued run on no backend yet becomes `canceled` at once; one a backend holds (queued
- * there or running) becomes `canceling`, and the dispatcher removes or interrupts it there; a
+ * Cancel: a queued run on no backend yet, or waiting for room on one (its prompt not sent), becomes
+ * `canceled` at once; one a backend holds (queued there or running) becomes `canceling`, and the dispatcher removes or interrupts it there; a
  * finished run is returned unchanged. Its owner cancels through the API; the operator may cancel
  * any run, and that is audited.
  * @module
@@ -72,6 +72,17 @@ export class CancelRun {
         { status: 'canceled', finishedAt: this.clock.now(), cancelRequested: true, leaseOwner: null, leaseExpiresAt: null },
         { status: ['running'], unplaced: true },
       );
+    }
+    if (run.status === 'queued') {
+      // Waiting at a backend, its prompt not sent (its dispatcher sends nothing it cannot first take
+      // out of waiting): nothing runs anywhere, so it is canceled at once.
+      const canceled = await this.runs.update(
+        run.id,
+        { status: 'canceled', finishedAt: this.clock.now(), cancelRequested: true, leaseOwner: null, leaseExpiresAt: null },
+        { status: ['queued'], waitingForRoom: true },
+        audit,
+      );
+      if (canceled) return canceled;
     }
     if (run.status === 'queued' || run.status === 'running') {
       // Dispatched: the backend holds it; the dispatcher removes or interrupts it there.

@@ -8,7 +8,7 @@ import type { LimitsConfig } from '../domain/limits.js';
 import type { Logger } from '../ports/logger.js';
 import { PREVIEW_KEEP_AFTER_END_MS } from '../ports/preview-store.js';
 import type { Timers } from '../ports/timers.js';
-import type { Transition } from './dispatch/context.js';
+import type { DispatcherOptions, Transition } from './dispatch/context.js';
 import { Dispatcher } from './dispatcher.js';
 import { RecordPreviews } from './record-previews.js';
 import type { RunloadPorts } from './runload-api.js';
@@ -20,6 +20,8 @@ export interface DispatcherSettings {
   readonly leaseMs: number;
   /** Runs a backend may hold at once, across every instance. */
   readonly depth: number;
+  /** Claims a full backend's next run while its runs execute (see {@link DispatcherOptions.ahead}); default off. */
+  readonly ahead?: boolean;
   readonly timers: Timers;
   readonly log: Logger;
   /** Where the recording of previews logs; default `log`. */
@@ -39,6 +41,7 @@ export function createDispatcher(p: RunloadPorts, limits: LimitsConfig, settings
       owner: settings.owner,
       leaseMs: settings.leaseMs,
       depth: settings.depth,
+      ahead: settings.ahead === true,
       maxQueueSeconds: limits.max_queue_seconds,
       maxRunSeconds: limits.max_run_seconds,
       sweepMs: Math.min(2000, settings.leaseMs / 3),

@@ -2,10 +2,14 @@
  * The claim loop: while a backend has room, claims the next queued runs from the database (never
  * from memory), several in one claim when there is room for several, and hands each to a
  * new {@link FollowedRun}. One pass at a time (a {@link Pump}); a wake during a pass makes it
- * go round once more.
+ * go round once more. With `ahead`, a backend that this instance's runs fill gets one run more,
+ * claimed while they execute: it waits here and its prompt goes the moment one of them is done
+ * there, so the backend never waits for a claim.
  * @module
  */
 import type { Run } from '../../domain/run.js';
+import type { BackendPlacement } from '../../ports/executor.js';
+import type { SlotOffer } from '../../ports/run-repository.js';
 import { Pump } from '../../system/pump.js';
 import { placeRun } from '../placement.js';
 import type { DispatchContext } from './context.js';
@@ -24,7 +28,9 @@ export class ClaimLoop {
   constructor(
     private readonly ctx: DispatchContext,
     private readonly followed: FollowedRuns,
-  ) {}
+  ) {
+    followed.whenBackendFreed((backendId) => this.startWaiting(backendId));
+  }
 
   stop(): void {
     this.stopped = true;
@@ -46,10 +52,12 @@ export class ClaimLoop {
   }
 
   private async claimWhileRoom(): Promise<void> {
+    // A backend drained, removed or unreachable since a run began waiting there hands it back.
+    for (const backendId of new Set(this.followed.all().filter((f) => f.waits()).map((f) => f.backendId))) this.startWaiting(backendId);
     while (!this.stopped) {
       // The claim reserves a slot on the backend it names (before the prompt is sent, so a
       // crash in between is resolved by asking that backend), atomically for every instance.
-      const offers = this.offers();
+      const offers = this.offers(this.ctx.options.ahead === true && !this.failoverWaiting);
       if (offers.length === 0) break;
       // As many runs as this instance sees room for, in one claim: under load the runs
       // that queued during one claim are taken together by the next.
@@ -62,12 +70,22 @@ export class ClaimLoop {
       if (failover && runs.length > 0) this.failoverWaiting = true;
       // Counted on their backends at once, and sent while the next runs are claimed: a backend
       // with room for several runs gets them without waiting for each prompt's round trips.
-      for (const run of runs) if (run.backendId) FollowedRun.claimed(this.ctx, this.followed, { ...run, backendId: run.backendId }, jobs.take(run.id));
+      for (const run of runs) {
+        if (!run.backendId) continue;
+        const placed = { ...run, backendId: run.backendId };
+        if (offers.find((b) => b.id === run.backendId)?.waitsForRoom) {
+          FollowedRun.waiting(this.ctx, this.followed, placed, jobs.take(run.id));
+          // The run before it may have finished while the claim was on its way.
+          this.startWaiting(run.backendId);
+        } else {
+          FollowedRun.claimed(this.ctx, this.followed, placed, jobs.take(run.id));
+        }
+      }
       if ((runs.length < room && !failover) || this.stopped) break;
     }
   }
 
-  private claim(offers: { id: string; capacity: number }[], max: number, failover: boolean, jobs: JobsAhead): Promise<Run[]> {
+  private claim(offers: readonly SlotOffer[], max: number, failover: boolean, jobs: JobsAhead): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
     return deps.runs.claimMany({
@@ -90,19 +108,60 @@ export class ClaimLoop {
 
   /**
    * The backends worth a claim. One that the runs followed here already fill has no room whatever
-   * other instances do, so it is left out: with every backend full no claim is tried (a wake for
-   * each new run would otherwise cost one).
+   * other instances do: it is offered one slot more, for a run to wait there (`waitsForRoom`), when
+   * `ahead` and none waits there yet, and left out otherwise. With every backend full and a run
+   * waiting on each, no claim is tried (a wake for each new run would otherwise cost one).
    */
-  private offers(): { id: string; capacity: number; room: number }[] {
-    const mine = new Map<string, number>();
-    for (const f of this.followed.all()) if (f.holdsBackend()) mine.set(f.backendId, (mine.get(f.backendId) ?? 0) + 1);
-    return this.ctx.deps.executor
-      .placement()
-      .map((b) => {
-        const capacity = (b.depth ?? this.ctx.options.depth) - b.foreignPrompts;
-        // The most it could take: other instances' runs there are counted by the claim itself.
-        return { id: b.id, capacity, room: capacity - (mine.get(b.id) ?? 0) };
-      })
-      .filter((b) => b.room > 0);
+  private offers(ahead: boolean): (SlotOffer & { room: number })[] {
+    const mine = this.mine();
+    const offers: (SlotOffer & { room: number })[] = [];
+    for (const b of this.ctx.deps.executor.placement()) {
+      const capacity = this.capacityOf(b);
+      const { holding, waiting } = mine.get(b.id) ?? { holding: 0, waiting: 0 };
+      // The most it could take: other instances' runs there are counted by the claim itself.
+      const room = capacity - holding - waiting;
+      if (room > 0) offers.push({ id: b.id, capacity, room });
+      else if (ahead && capacity > 0 && waiting === 0 && holding === capacity) offers.push({ id: b.id, capacity: capacity + 1, room: 1, waitsForRoom: true });
+    }
+    return offers;
+  }
+
+  /** Sends the runs waiting on `backendId` that fit there now, or hands them back when it takes no more work. */
+  private startWaiting(backendId: string): void {
+    const waiting = this.followed.all().filter((f) => f.waits() && f.backendId === backendId);
+    if (waiting.length === 0) return;
+    const backend = this.ctx.deps.executor.placement().find((b) => b.id === backendId);
+    if (!backend) {
+      for (const f of waiting) f.on({ type: 'hand-back', why: 'the backend a run waited for takes no more work; run queued again' });
+      return;
+    }
+    let holding = this.mine().get(backendId)?.holding ?? 0;
+    // A run past its queue time is never started: queued again, its expiry is the sweep's.
+    const queuedSince = this.ctx.deps.clock.nowMs() - this.ctx.options.maxQueueSeconds * 1000;
+    for (const f of waiting) {
+      if (holding >= this.capacityOf(backend)) return;
+      if (f.createdAtMs < queuedSince && !f.failingOver) {
+        f.on({ type: 'hand-back', why: 'a run waited for its backend past its queue time; run queued again' });
+        continue;
+      }
+      f.on({ type: 'backend-free' });
+      holding += 1;
+    }
+  }
+
+  private capacityOf(b: BackendPlacement): number {
+    return (b.depth ?? this.ctx.options.depth) - b.foreignPrompts;
+  }
+
+  /** The runs followed here on each backend: holding a place there, and waiting for one. */
+  private mine(): Map<string, { holding: number; waiting: number }> {
+    const mine = new Map<string, { holding: number; waiting: number }>();
+    for (const f of this.followed.all()) {
+      const counts = mine.get(f.backendId) ?? { holding: 0, waiting: 0 };
+      if (f.holdsBackend()) counts.holding += 1;
+      else if (f.waits()) counts.waiting += 1;
+      mine.set(f.backendId, counts);
+    }
+    return mine;
   }
 }

@@ -21,6 +21,12 @@ export interface DispatcherOptions {
   readonly leaseMs: number;
   /** Runs a backend may hold at once, across every instance (1 = only idle backends get work). */
   readonly depth: number;
+  /**
+   * A backend that this dispatcher's runs fill gets one run more claimed, waiting here, sent the
+   * moment one of them is done there with no claim between (default off: fair share then decides
+   * one run per backend ahead of time, so another account's run that comes meanwhile waits behind it).
+   */
+  readonly ahead?: boolean;
   readonly maxQueueSeconds: number;
   readonly maxRunSeconds: number;
   /** How often the sweep runs (expiry, time limits, orphans, reconciliation). */

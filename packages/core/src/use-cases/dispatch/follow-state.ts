@@ -4,12 +4,16 @@
  * and feeds their results back as events.
  *
  * ```
- * states:  submitting {cancelPending}
+ * states:  waiting (claimed while the run before it holds the backend; its prompt waits)
+ *          submitting {cancelPending}
  *          sent {cancelSent, timedOut, interruptSent, unreachableSince, finishFailures, lastProgress, endedOnBackend}
  *          finishing {result, the sent state to go back to}
  *          settled
  *
- *  claimed ───► submitting
+ *  claimed ───► submitting, or waiting when the backend is full of this dispatcher's runs
+ *  waiting ────backend free ───────────────────────────────────► submitting
+ *  waiting ────cancel ─────────────────────────────────────────► settled (canceled: never sent)
+ *  waiting ────hand back (backend gone, past its queue time) ─► settled (queued again)
  *  taken over ► submitting, then accepted at once (its prompt is on the backend already)
  *  submitting ─accepted ──────────────────────────────────────► sent
  *  submitting ─refused │ input gone │ claim lost │ unreachable │ error ► settled
@@ -33,6 +37,14 @@
 import { CoreError } from '../../domain/errors.js';
 import type { RunError, RunStatus } from '../../domain/run.js';
 import type { ExecutionEvent, ExecutionState, TerminalExecutionState } from '../../ports/executor.js';
+
+/**
+ * Claimed with a slot of its own on a backend that the runs before it fill: the prompt goes the
+ * moment one of them is done there, with no claim between (the GPU does not wait for one).
+ */
+export interface Waiting {
+  readonly kind: 'waiting';
+}
 
 /** The prompt is on its way to the backend, which cannot know the run yet. */
 export interface Submitting {
@@ -77,9 +89,13 @@ export interface Settled {
   readonly kind: 'settled';
 }
 
-export type FollowState = Submitting | Sent | Finishing | Settled;
+export type FollowState = Waiting | Submitting | Sent | Finishing | Settled;
 
 export type FollowEvent =
+  /** A waiting run's backend has room for it now. */
+  | { readonly type: 'backend-free' }
+  /** A waiting run goes back to the queue: its backend takes no more work (drained, removed, unreachable), or it waited past its queue time. */
+  | { readonly type: 'hand-back'; readonly why: string }
   /** The backend has the prompt (sent by this dispatcher, or by a dead one whose run was taken over). */
   | { readonly type: 'accepted' }
   | { readonly type: 'refused'; readonly error: RunError }
@@ -106,7 +122,8 @@ export type Settlement =
   | { readonly how: 'canceled' }
   /** Queued again if it never started, canceled if that was asked, else lost with `message`. */
   | { readonly how: 'lose'; readonly message: string }
-  | { readonly how: 'requeue' }
+  /** Queued again, on no backend; `why` is logged. */
+  | { readonly how: 'requeue'; readonly why: string }
   /** The claim was lost mid-submit: canceled if the run is canceling and still ours, else left to its owner. */
   | { readonly how: 'claim-lost' }
   /** The outcome could not be stored after every attempt. */
@@ -127,6 +144,8 @@ export function whenLost(run: { readonly status: RunStatus; readonly cancelReque
 }
 
 export type Effect =
+  /** Sends the prompt of a run that waited for its backend. */
+  | { readonly do: 'submit' }
   | { readonly do: 'follow' }
   | { readonly do: 'send-cancel' }
   /** Interrupts the run on the backend (its time limit passed). */
@@ -150,6 +169,7 @@ export interface Step {
   readonly effects: readonly Effect[];
 }
 
+export const WAITING: Waiting = { kind: 'waiting' };
 export const SUBMITTING: Submitting = { kind: 'submitting', cancelPending: false };
 const SETTLED: Settled = { kind: 'settled' };
 const FRESH: Sent = { kind: 'sent', cancelSent: false, timedOut: false, interruptSent: false, unreachableSinceMs: null, finishFailures: 0, lastProgressMs: 0, lastProgressNodeId: null, endedOnBackend: false };
@@ -169,12 +189,28 @@ export function step(state: FollowState, event: FollowEvent, env: StepEnv): Step
   if (state.kind === 'settled') return stay(state);
   if (event.type === 'stop') return stay(SETTLED);
   switch (state.kind) {
+    case 'waiting':
+      return fromWaiting(state, event);
     case 'submitting':
       return fromSubmitting(state, event);
     case 'sent':
       return fromSent(state, event, env);
     case 'finishing':
       return fromFinishing(state, event, env);
+  }
+}
+
+function fromWaiting(s: Waiting, event: FollowEvent): Step {
+  switch (event.type) {
+    case 'backend-free':
+      return { state: SUBMITTING, effects: [{ do: 'submit' }] };
+    case 'cancel-requested':
+      // No backend has heard of it: nothing to take back.
+      return settle({ how: 'canceled' });
+    case 'hand-back':
+      return settle({ how: 'requeue', why: event.why });
+    default:
+      return stay(s);
   }
 }
 
@@ -189,7 +225,7 @@ function fromSubmitting(s: Submitting, event: FollowEvent): Step {
     case 'submit-failed':
       // Canceled while its media were uploaded: the prompt was never sent (claim lost covers both).
       if (CoreError.hasCode(event.error, 'INVALID_TRANSITION')) return settle({ how: 'claim-lost' });
-      if (CoreError.hasCode(event.error, 'SERVICE_UNAVAILABLE')) return settle({ how: 'requeue' });
+      if (CoreError.hasCode(event.error, 'SERVICE_UNAVAILABLE')) return settle({ how: 'requeue', why: 'backend unreachable at submit; run queued again' });
       // An input deleted before the prompt was built: no later attempt can do better.
       if (CoreError.hasCode(event.error, 'ASSET_NOT_FOUND')) {
         return settle({ how: 'failed', error: { code: 'VALIDATION_ERROR', message: (event.error as Error).message, nodeId: null, nodeType: null } });

@@ -6,11 +6,11 @@
  * @module
  */
 import { CoreError } from '../../domain/errors.js';
-import type { Run, RunError } from '../../domain/run.js';
+import { isTerminal, type Run, type RunError } from '../../domain/run.js';
 import type { ExecutionJob, ExecutionState } from '../../ports/executor.js';
 import { buildExecutionJob } from '../build-execution-job.js';
 import { describeError, type DispatchContext } from './context.js';
-import { step, SUBMITTING, whenLost, type Effect, type FollowEvent, type FollowState, type Settlement } from './follow-state.js';
+import { step, SUBMITTING, WAITING, whenLost, type Effect, type FollowEvent, type FollowState, type Settlement } from './follow-state.js';
 
 const PROGRESS_WRITE_MS = 250;
 /** Sweeps that may fail to read a finished run's outputs before the backend is taken to have lost them. */
@@ -27,7 +27,11 @@ const DEFAULT_MAX_ATTEMPTS = 3;
 const holds = (state: FollowState) => state.kind === 'submitting' || (state.kind === 'sent' && !state.endedOnBackend);
 
 export class FollowedRun {
-  private current: FollowState = SUBMITTING;
+  private current: FollowState;
+  /** Claimed to wait for room: taken out of waiting (a guarded write) before its prompt is sent. */
+  private readonly claimedToWait: boolean;
+  /** The lease as this following last set it (at the claim, or when it left waiting). */
+  private leaseExpiresAtMs: number;
   private unfollow: () => void = () => undefined;
   /**
    * The run's start and progress, written one after another in the order the backend told them: a
@@ -44,27 +48,52 @@ export class FollowedRun {
     /** The run as claimed (or taken over): what never changes while it is followed, read from here. */
     private readonly claimedRow: Run,
     readonly backendId: string,
+    initial: FollowState,
+    /** The prompt's job, built (or being built) while the claim reserved the run; built at submit otherwise. */
+    private readonly job?: Promise<ExecutionJob>,
   ) {
+    this.claimedToWait = initial.kind === 'waiting';
+    this.leaseExpiresAtMs = claimedRow.leaseExpiresAt?.getTime() ?? 0;
+    this.current = initial;
     this.latest = claimedRow;
     registry.add(this);
   }
 
   /** A run this dispatcher claimed: its prompt is sent now (its job built already, or being built, when given). */
   static claimed(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }, job?: Promise<ExecutionJob>): FollowedRun {
-    const followed = new FollowedRun(ctx, registry, run, run.backendId);
-    ctx.spawn(() => followed.submit(run, job));
+    const followed = new FollowedRun(ctx, registry, run, run.backendId, SUBMITTING, job);
+    ctx.spawn(() => followed.submit());
     return followed;
+  }
+
+  /**
+   * A run claimed with a slot of its own on a backend this dispatcher's runs fill: its prompt
+   * waits for `backend-free` (see {@link FollowedRuns.whenBackendFreed}).
+   */
+  static waiting(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }, job?: Promise<ExecutionJob>): FollowedRun {
+    // The job is awaited at submit: a failure to build it is that submit's.
+    job?.catch(() => undefined);
+    return new FollowedRun(ctx, registry, run, run.backendId, WAITING, job);
   }
 
   /** A run whose dispatcher died, its lease now ours: its prompt is on the backend already. */
   static takenOver(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
-    const followed = new FollowedRun(ctx, registry, run, run.backendId);
+    const followed = new FollowedRun(ctx, registry, run, run.backendId, SUBMITTING);
     followed.on({ type: 'accepted' });
     return followed;
   }
 
   get runId(): string {
     return this.claimedRow.id;
+  }
+
+  get createdAtMs(): number {
+    return this.claimedRow.createdAt.getTime();
+  }
+
+  /** Claimed as a run failing over (it started on a backend before): its queue time was spent long ago. */
+  get failingOver(): boolean {
+    return this.claimedRow.status === 'running';
   }
 
   get state(): FollowState {
@@ -74,6 +103,11 @@ export class FollowedRun {
   /** Whether the run still occupies its backend (its outcome not yet being stored). */
   holdsBackend(): boolean {
     return holds(this.current);
+  }
+
+  /** Whether the run waits for room on its backend (its prompt not sent yet). */
+  waits(): boolean {
+    return this.current.kind === 'waiting';
   }
 
   /** The one place a followed run's state changes. */
@@ -94,8 +128,12 @@ export class FollowedRun {
       this.registry.remove(this);
     }
     for (const effect of next.effects) this.ctx.spawn(() => this.perform(effect));
-    // The backend is done with the run (its outcome is being stored): room for the next one now.
-    if (holds(from) && !holds(next.state)) this.ctx.wake();
+    // The backend is done with the run (its outcome is being stored): room for the next one now,
+    // first for a run waiting there (its prompt goes at once), then for a claim.
+    if (holds(from) && !holds(next.state)) {
+      this.registry.backendFreed(this.backendId);
+      this.ctx.wake();
+    }
   }
 
   /** Asks the backend where the run stands (a sweep does, for every run followed). */
@@ -112,17 +150,25 @@ export class FollowedRun {
     this.on({ type: 'inspected', state, runStatus: run.status });
   }
 
-  private async submit(run: Run, job?: Promise<ExecutionJob>): Promise<void> {
+  private async submit(): Promise<void> {
     const { deps, options } = this.ctx;
+    const run = this.claimedRow;
     try {
-      const built = await (job ?? buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs));
+      // A run that waited is taken out of waiting first, in one guarded write: a cancel may have
+      // ended it meanwhile (on any instance), and from now on it is held on its backend.
+      if (this.claimedToWait) {
+        const leaseExpiresAt = this.ctx.leaseUntil();
+        if (!(await deps.runs.leaveWaiting(run.id, options.owner, leaseExpiresAt))) throw new CoreError('INVALID_TRANSITION', 'The run no longer waits for its backend');
+        this.leaseExpiresAtMs = leaseExpiresAt.getTime();
+      }
+      const built = await (this.job ?? buildExecutionJob(run, deps.appVersions, deps.assets, deps.blobs));
       // Verifies (and renews) the claim at the last moment: a dispatcher that stalled past its lease
       // must not send a prompt another dispatcher may already have sent, nor one whose run was
       // canceled or queued again meanwhile. A run failing over is claimed `running` (it started
       // before). A lease taken moments ago cannot have passed to anyone, and a cancel asked
       // meanwhile is known here: that check costs no write.
       const stillClaimed = async () => {
-        if (this.claimIsFresh(run) && !this.cancelPending()) return true;
+        if (this.claimIsFresh() && !this.cancelPending()) return true;
         return (await deps.runs.update(run.id, { leaseExpiresAt: this.ctx.leaseUntil() }, { status: [run.status === 'running' ? 'running' : 'queued'], leaseOwner: options.owner })) !== null;
       };
       const result = await deps.executor.submit(this.backendId, { ...built, stillClaimed });
@@ -133,8 +179,8 @@ export class FollowedRun {
   }
 
   /** At most a third of the claim's lease has passed (by this process's clock, which set it). */
-  private claimIsFresh(run: Run): boolean {
-    const leftMs = (run.leaseExpiresAt?.getTime() ?? 0) - this.ctx.deps.clock.nowMs();
+  private claimIsFresh(): boolean {
+    const leftMs = this.leaseExpiresAtMs - this.ctx.deps.clock.nowMs();
     return leftMs > (this.ctx.options.leaseMs * 2) / 3;
   }
 
@@ -146,6 +192,8 @@ export class FollowedRun {
   private async perform(effect: Effect): Promise<void> {
     const { deps, options } = this.ctx;
     switch (effect.do) {
+      case 'submit':
+        return this.submit();
       case 'follow':
         this.unfollow = deps.executor.follow(this.backendId, this.runId, (event) => {
           // Previews go to their store, never through the run's state.
@@ -248,7 +296,7 @@ export class FollowedRun {
         await deps.lifecycle.canceled(run, null);
         return;
       case 'requeue':
-        options.log('warn', 'backend unreachable at submit; run queued again', { runId: this.runId, backendId: this.backendId });
+        options.log('warn', settlement.why, { runId: this.runId, backendId: this.backendId });
         await deps.lifecycle.requeue(run);
         return;
       case 'claim-lost':
@@ -256,6 +304,8 @@ export class FollowedRun {
           await deps.lifecycle.canceled(run, null);
           return;
         }
+        // Canceled while it waited for its backend: nothing is left to do.
+        if (isTerminal(run.status)) return;
         options.log('warn', 'claim lost before the prompt was sent; leaving the run to its new owner', { runId: this.runId });
         return;
       case 'lose':
@@ -295,6 +345,16 @@ export class FollowedRun {
 /** The runs this dispatcher follows now, one following per run. */
 export class FollowedRuns {
   private readonly byRun = new Map<string, FollowedRun>();
+  private freed: (backendId: string) => void = () => undefined;
+
+  /** Called, synchronously, each time a run followed here leaves its place on a backend. */
+  whenBackendFreed(listener: (backendId: string) => void): void {
+    this.freed = listener;
+  }
+
+  backendFreed(backendId: string): void {
+    this.freed(backendId);
+  }
 
   add(followed: FollowedRun): void {
     this.byRun.set(followed.runId, followed);
