@@ -136,11 +136,12 @@ export class ClaimLoop {
       return;
     }
     let holding = this.mine().get(backendId)?.holding ?? 0;
-    // A run past its queue time is never started: queued again, its expiry is the sweep's.
+    // A run past its queue time is never started: queued again, its expiry is the sweep's. (Runs
+    // failing over, whose queue time was spent long ago, are never claimed to wait.)
     const queuedSince = this.ctx.deps.clock.nowMs() - this.ctx.options.maxQueueSeconds * 1000;
     for (const f of waiting) {
       if (holding >= this.capacityOf(backend)) return;
-      if (f.createdAtMs < queuedSince && !f.failingOver) {
+      if (f.createdAtMs < queuedSince) {
         f.on({ type: 'hand-back', why: 'a run waited for its backend past its queue time; run queued again' });
         continue;
       }

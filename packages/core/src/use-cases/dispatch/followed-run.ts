@@ -91,11 +91,6 @@ export class FollowedRun {
     return this.claimedRow.createdAt.getTime();
   }
 
-  /** Claimed as a run failing over (it started on a backend before): its queue time was spent long ago. */
-  get failingOver(): boolean {
-    return this.claimedRow.status === 'running';
-  }
-
   get state(): FollowState {
     return this.current;
   }
