@@ -133,6 +133,15 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   return { w, p, backend, a, make, create, uploadImage, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
 }
 
+/** Claiming ahead: a first run started on the backend, and a second claimed to wait there. */
+async function runWaitingAhead(options: Parameters<typeof setup>[0] = {}) {
+  const t = await setup({ ...options, ahead: true });
+  const first = await t.startedRun();
+  const second = await t.create();
+  await t.a.dispatcher.idle();
+  return { t, first, second };
+}
+
 /** A running run whose backend fails the first cancel (or interrupt) asked of it. */
 async function runningWithFailingCancel(options: Parameters<typeof setup>[0]) {
   const t = await setup(options);
@@ -230,10 +239,7 @@ describe('Dispatcher', () => {
   });
 
   it('claims the next run while its backend executes one, and sends it the moment the backend is done, needing no claim then; held there only once sent', async () => {
-    const t = await setup({ ahead: true });
-    const first = await t.startedRun();
-    const second = await t.create();
-    await t.a.dispatcher.idle();
+    const { t, first, second } = await runWaitingAhead();
     const waiting = await t.get(second.id);
     expect([waiting.status, waiting.backendId, waiting.leaseOwner], 'claimed for the backend while the first run executes').to.deep.equal(['queued', IN_MEMORY_BACKEND, 'instance-a']);
     expect(t.sentTimes(second.id), 'the backend holds one prompt at depth 1').to.equal(0);
@@ -263,10 +269,7 @@ describe('Dispatcher', () => {
   });
 
   it('hands a run that waited for its backend past its queue time back to the queue, never sending it', async () => {
-    const t = await setup({ ahead: true, maxQueueSeconds: 4 });
-    const first = await t.startedRun();
-    const second = await t.create();
-    await t.a.dispatcher.idle();
+    const { t, first, second } = await runWaitingAhead({ maxQueueSeconds: 4 });
     expect((await t.get(second.id)).backendId).to.equal(IN_MEMORY_BACKEND);
     t.w.clock.advance(4200);
     t.backend.announceEnd(first.id);
@@ -278,10 +281,7 @@ describe('Dispatcher', () => {
   });
 
   it('never sends a waiting run canceled just as its backend frees up: the cancel wins, or the run is taken out of waiting first and canceled on its backend', async () => {
-    const t = await setup({ ahead: true });
-    const first = await t.startedRun();
-    const second = await t.create();
-    await t.a.dispatcher.idle();
+    const { t, first, second } = await runWaitingAhead();
     // The cancel lands between the backend's end and the waiting run's own write.
     const leaveWaiting = t.w.ports.runs.leaveWaiting.bind(t.w.ports.runs);
     t.w.ports.runs.leaveWaiting = async (id, owner, until) => {
@@ -297,10 +297,7 @@ describe('Dispatcher', () => {
   });
 
   it('cancels a run waiting for its backend at once, never sending it', async () => {
-    const t = await setup({ ahead: true });
-    const first = await t.startedRun();
-    const second = await t.create();
-    await t.a.dispatcher.idle();
+    const { t, first, second } = await runWaitingAhead();
     expect((await t.get(second.id)).backendId, 'waiting on the backend').to.equal(IN_MEMORY_BACKEND);
     expect((await t.w.api.cancelRun.execute(t.p, second.id)).status, 'the answer to the cancel').to.equal('canceled');
     await t.a.dispatcher.idle();
@@ -314,10 +311,7 @@ describe('Dispatcher', () => {
   });
 
   it('hands a waiting run back to the queue when its backend takes no more work, and dispatches it once there is room', async () => {
-    const t = await setup({ ahead: true });
-    const first = await t.startedRun();
-    const second = await t.create();
-    await t.a.dispatcher.idle();
+    const { t, first, second } = await runWaitingAhead();
     expect((await t.get(second.id)).backendId).to.equal(IN_MEMORY_BACKEND);
     // Drained: the backend is no longer offered for work.
     const placement = t.backend.placement.bind(t.backend);
@@ -334,10 +328,7 @@ describe('Dispatcher', () => {
   });
 
   it('leaves a run waiting for its backend to the next dispatcher when it stops, which sends it once', async () => {
-    const t = await setup({ ahead: true });
-    const first = await t.startedRun();
-    const second = await t.create();
-    await t.a.dispatcher.idle();
+    const { t, first, second } = await runWaitingAhead();
     await t.a.dispatcher.stop();
     expect((await t.get(second.id)).leaseOwner, 'its lease let go').to.equal(null);
     const b = t.make('instance-b');
