@@ -1,7 +1,7 @@
 /**
  * Cancel: a queued run on no backend yet, or waiting for room on one (its prompt not sent), becomes
- * `canceled` at once; one a backend holds (queued there or running) becomes `canceling`, and the dispatcher removes or interrupts it there; a
- * finished run is returned unchanged. Its owner cancels through the API; the operator may cancel
+ * `canceled` at once; one a backend holds (queued there or running) becomes `canceling`, and the
+ * dispatcher removes or interrupts it there; a finished run is returned unchanged. Its owner cancels through the API; the operator may cancel
  * any run, and that is audited.
  * @module
  */
