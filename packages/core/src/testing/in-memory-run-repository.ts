@@ -232,11 +232,9 @@ export class InMemoryRunRepository implements RunRepository {
   }
 
   async leaveWaiting(id: string, owner: string, leaseExpiresAt: Date): Promise<boolean> {
-    const run = this.rows.get(id);
-    if (!run || !this.waitingForRoom.has(id) || run.status !== 'queued' || run.leaseOwner !== owner) return false;
-    this.waitingForRoom.delete(id);
-    await this.update(id, { leaseExpiresAt });
-    return true;
+    const left = await this.update(id, { leaseExpiresAt }, { status: ['queued'], leaseOwner: owner, waitingForRoom: true });
+    if (left) this.waitingForRoom.delete(id);
+    return left !== null;
   }
 
   async backendUsage(): Promise<Map<string, BackendUsage>> {

@@ -29,7 +29,8 @@ export class ClaimLoop {
     private readonly ctx: DispatchContext,
     private readonly followed: FollowedRuns,
   ) {
-    followed.whenBackendFreed((backendId) => this.startWaiting(backendId));
+    // Only claiming ahead makes runs wait: without it a run's end costs no look for one.
+    if (ctx.options.ahead) followed.whenBackendFreed((backendId) => this.startWaiting(backendId));
   }
 
   stop(): void {
@@ -53,7 +54,7 @@ export class ClaimLoop {
 
   private async claimWhileRoom(): Promise<void> {
     // A backend drained, removed or unreachable since a run began waiting there hands it back.
-    for (const backendId of new Set(this.followed.all().filter((f) => f.waits()).map((f) => f.backendId))) this.startWaiting(backendId);
+    if (this.ctx.options.ahead) for (const backendId of new Set(this.followed.all().filter((f) => f.waits()).map((f) => f.backendId))) this.startWaiting(backendId);
     while (!this.stopped) {
       // The claim reserves a slot on the backend it names (before the prompt is sent, so a
       // crash in between is resolved by asking that backend), atomically for every instance.
@@ -128,14 +129,15 @@ export class ClaimLoop {
 
   /** Sends the runs waiting on `backendId` that fit there now, or hands them back when it takes no more work. */
   private startWaiting(backendId: string): void {
-    const waiting = this.followed.all().filter((f) => f.waits() && f.backendId === backendId);
+    const here = this.followed.all().filter((f) => f.backendId === backendId);
+    const waiting = here.filter((f) => f.waits());
     if (waiting.length === 0) return;
     const backend = this.ctx.deps.executor.placement().find((b) => b.id === backendId);
     if (!backend) {
       for (const f of waiting) f.on({ type: 'hand-back', why: 'the backend a run waited for takes no more work; run queued again' });
       return;
     }
-    let holding = this.mine().get(backendId)?.holding ?? 0;
+    let holding = here.filter((f) => f.holdsBackend()).length;
     // A run past its queue time is never started: queued again, its expiry is the sweep's. (Runs
     // failing over, whose queue time was spent long ago, are never claimed to wait.)
     const queuedSince = this.ctx.deps.clock.nowMs() - this.ctx.options.maxQueueSeconds * 1000;

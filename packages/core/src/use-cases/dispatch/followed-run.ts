@@ -28,8 +28,6 @@ const holds = (state: FollowState) => state.kind === 'submitting' || (state.kind
 
 export class FollowedRun {
   private current: FollowState;
-  /** Claimed to wait for room: taken out of waiting (a guarded write) before its prompt is sent. */
-  private readonly claimedToWait: boolean;
   /** The lease as this following last set it (at the claim, or when it left waiting). */
   private leaseExpiresAtMs: number;
   private unfollow: () => void = () => undefined;
@@ -52,7 +50,6 @@ export class FollowedRun {
     /** The prompt's job, built (or being built) while the claim reserved the run; built at submit otherwise. */
     private readonly job?: Promise<ExecutionJob>,
   ) {
-    this.claimedToWait = initial.kind === 'waiting';
     this.leaseExpiresAtMs = claimedRow.leaseExpiresAt?.getTime() ?? 0;
     this.current = initial;
     this.latest = claimedRow;
@@ -62,7 +59,7 @@ export class FollowedRun {
   /** A run this dispatcher claimed: its prompt is sent now (its job built already, or being built, when given). */
   static claimed(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }, job?: Promise<ExecutionJob>): FollowedRun {
     const followed = new FollowedRun(ctx, registry, run, run.backendId, SUBMITTING, job);
-    ctx.spawn(() => followed.submit());
+    ctx.spawn(() => followed.submit(false));
     return followed;
   }
 
@@ -145,13 +142,14 @@ export class FollowedRun {
     this.on({ type: 'inspected', state, runStatus: run.status });
   }
 
-  private async submit(): Promise<void> {
+  /** @param waited the run was claimed to wait for room (and has waited until now) */
+  private async submit(waited: boolean): Promise<void> {
     const { deps, options } = this.ctx;
     const run = this.claimedRow;
     try {
       // A run that waited is taken out of waiting first, in one guarded write: a cancel may have
       // ended it meanwhile (on any instance), and from now on it is held on its backend.
-      if (this.claimedToWait) {
+      if (waited) {
         const leaseExpiresAt = this.ctx.leaseUntil();
         if (!(await deps.runs.leaveWaiting(run.id, options.owner, leaseExpiresAt))) throw new CoreError('INVALID_TRANSITION', 'The run no longer waits for its backend');
         this.leaseExpiresAtMs = leaseExpiresAt.getTime();
@@ -188,7 +186,8 @@ export class FollowedRun {
     const { deps, options } = this.ctx;
     switch (effect.do) {
       case 'submit':
-        return this.submit();
+        // Only a waiting run's backend becoming free asks for this; a fresh claim submits at once.
+        return this.submit(true);
       case 'follow':
         this.unfollow = deps.executor.follow(this.backendId, this.runId, (event) => {
           // Previews go to their store, never through the run's state.
