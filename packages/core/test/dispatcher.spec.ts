@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CancelRun, CoreError, Dispatcher, RunLifecycle, type ExecutionEvent, type ExecutionJob, type Executor, type Run, type RunRepository, type Transition, type WorkSignal } from '@runload/core';
+import { CancelRun, CoreError, Dispatcher, RunLifecycle, WORK_REASONS, type ExecutionEvent, type ExecutionJob, type Executor, type Run, type RunRepository, type Transition, type WorkSignal } from '@runload/core';
 import { IN_MEMORY_BACKEND, InMemoryExecutor, ManualTimers } from '@runload/core/testing';
 import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
@@ -41,8 +41,8 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   const waiters = new Set<() => void>();
   // A notification that never arrives (Redis down, say): the dispatcher must not depend on it.
   const signal: WorkSignal = {
-    notify: (reason) => w.ports.workSignal.notify(reason),
-    subscribe: (listener) => w.ports.workSignal.subscribe((reason) => reason !== options.lostSignals && listener(reason)),
+    notify: (reason, from) => w.ports.workSignal.notify(reason, from),
+    subscribe: (listener) => w.ports.workSignal.subscribe((reason, from) => reason !== options.lostSignals && listener(reason, from)),
     announce: (change) => w.ports.workSignal.announce(change),
     subscribeChanges: (listener) => w.ports.workSignal.subscribeChanges(listener),
   };
@@ -235,6 +235,26 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.idle();
     expect((await t.get(first.id)).status).to.equal('succeeded');
     expect(t.sentTimes(second.id)).to.equal(1);
+    await t.a.dispatcher.stop();
+  });
+
+  it('looks for a next run once when a run of its own ends, at the backend\'s end and not again once its outcome is stored; another instance\'s finished run still wakes it', async () => {
+    const t = await setup();
+    const first = await t.startedRun();
+    let claims = 0;
+    const claimMany = t.w.ports.runs.claimMany.bind(t.w.ports.runs);
+    t.w.ports.runs.claimMany = (request, max) => {
+      claims += 1;
+      return claimMany(request, max);
+    };
+    const start = t.w.clock.nowMs();
+    t.backend.succeed(first.id, [OUT], { startedAtMs: start - 2000, finishedAtMs: start });
+    await t.a.dispatcher.idle();
+    expect((await t.get(first.id)).status).to.equal('succeeded');
+    expect(claims, 'one claim, when the backend was done with the run').to.equal(1);
+    t.w.ports.workSignal.notify(WORK_REASONS.runFinished, 'instance-b');
+    await t.a.dispatcher.idle();
+    expect(claims, 'a run finished by another instance may have freed room here').to.equal(2);
     await t.a.dispatcher.stop();
   });
 

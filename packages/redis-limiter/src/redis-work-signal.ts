@@ -2,14 +2,15 @@
  * Notifications across instances over Redis pub/sub: work reasons on `channel`, run changes on
  * `channel:runs`. Both go through one publishing and one subscribed connection, so another
  * instance hears this one's messages in the order they were sent. A local notify or announce
- * reaches local subscribers at once, whether or not Redis is up.
+ * reaches local subscribers at once, whether or not Redis is up; who caused a notification is
+ * told to them only (it names something of this instance).
  * @module
  */
 import type { Redis } from 'ioredis';
 import { decodeRunChange, encodeRunChange, type RunChange, type WorkSignal } from '@runload/core';
 
 export class RedisWorkSignal implements WorkSignal {
-  private readonly listeners = new Set<(reason: string) => void>();
+  private readonly listeners = new Set<(reason: string, from?: string) => void>();
   private readonly changeListeners = new Set<(change: RunChange) => void>();
   private readonly origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   private readonly changesChannel: string;
@@ -36,12 +37,13 @@ export class RedisWorkSignal implements WorkSignal {
       if (origin === this.origin) return;
       const body = cut < 0 ? message : message.slice(cut + 1);
       if (ch === this.channel) {
-        this.deliver(this.listeners, body || 'remote');
+        const reason = body || 'remote';
+        for (const l of [...this.listeners]) this.call(() => l(reason));
         return;
       }
       if (this.changeListeners.size === 0) return; // no stream open here: not even decoded
       const change = decodeRunChange(body);
-      if (change) this.deliver(this.changeListeners, change);
+      if (change) for (const l of [...this.changeListeners]) this.call(() => l(change));
     });
   }
 
@@ -50,19 +52,19 @@ export class RedisWorkSignal implements WorkSignal {
     return this.subscribed;
   }
 
-  notify(reason: string): void {
-    this.deliver(this.listeners, reason);
+  notify(reason: string, from?: string): void {
+    for (const l of [...this.listeners]) this.call(() => l(reason, from));
     // Other instances learn of it when Redis is up; a lost message only delays them until their next sweep.
     void this.publisher.publish(this.channel, `${this.origin}|${reason}`).catch(() => undefined);
   }
 
-  subscribe(listener: (reason: string) => void): () => void {
+  subscribe(listener: (reason: string, from?: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   announce(change: RunChange): void {
-    this.deliver(this.changeListeners, change);
+    for (const l of [...this.changeListeners]) this.call(() => l(change));
     // A lost change is found by the streams' periodic re-read of their runs.
     void this.publisher.publish(this.changesChannel, `${this.origin}|${encodeRunChange(change)}`).catch(() => undefined);
   }
@@ -72,13 +74,11 @@ export class RedisWorkSignal implements WorkSignal {
     return () => this.changeListeners.delete(listener);
   }
 
-  private deliver<T>(listeners: Set<(value: T) => void>, value: T): void {
-    for (const l of [...listeners]) {
-      try {
-        l(value);
-      } catch {
-        // One listener's failure must not keep the others from hearing of it.
-      }
+  private call(deliver: () => void): void {
+    try {
+      deliver();
+    } catch {
+      // One listener's failure must not keep the others from hearing of it.
     }
   }
 }

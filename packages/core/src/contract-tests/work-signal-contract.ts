@@ -57,6 +57,18 @@ export function describeWorkSignalContract(name: string, setup: () => Promise<Wo
       expect(heard).to.deep.equal(['run-queued']);
     });
 
+    it('tells its own subscribers who caused a notification, when the notifier says', async () => {
+      const heard: [string, string | undefined][] = [];
+      f.signal.subscribe((reason, from) => heard.push([reason, from]));
+      f.signal.notify('run-finished', 'instance-a');
+      f.signal.notify('run-queued');
+      await waitFor(() => heard.length >= 2, 'both notifications');
+      expect(heard).to.deep.equal([
+        ['run-finished', 'instance-a'],
+        ['run-queued', undefined],
+      ]);
+    });
+
     it('tells each run change to its subscribers at once, and stops after unsubscribe', () => {
       const heard: RunChange[] = [];
       f.signal.subscribeChanges(() => {
@@ -86,13 +98,20 @@ export function describeWorkSignalContract(name: string, setup: () => Promise<Wo
       if (!f.peer) throw new Error('a shared signal fixture must provide a peer');
       const peer = f.peer;
       const heard: string[] = [];
-      peer.subscribe((reason) => heard.push(reason));
+      const causes: (string | undefined)[] = [];
+      peer.subscribe((reason, from) => {
+        heard.push(reason);
+        causes.push(from);
+      });
       await f.ready?.();
       // The peer listens once it hears anything from this instance: until then, notifications may be lost.
       await waitFor(() => (f.signal.notify('run-requeued'), heard.length > 0), 'the peer to be listening', { timeoutMs: 3000, intervalMs: 20 });
       f.signal.notify('run-cancel');
-      await waitFor(() => heard.includes('run-cancel'), 'the notification to reach the peer', { timeoutMs: 3000 });
-      expect(heard.filter((reason) => reason !== 'run-requeued')).to.deep.equal(['run-cancel']);
+      f.signal.notify('run-finished', 'instance-a');
+      await waitFor(() => heard.includes('run-finished'), 'the notifications to reach the peer', { timeoutMs: 3000 });
+      expect(heard.filter((reason) => reason !== 'run-requeued')).to.deep.equal(['run-cancel', 'run-finished']);
+      // Who caused it names something of the notifying instance only (a dispatcher of its own).
+      expect(causes.filter((from) => from !== undefined)).to.deep.equal([]);
     });
   });
 }

@@ -3,22 +3,22 @@ import type { WorkSignal } from '../ports/work-signal.js';
 
 /** Notifications within this process. A listener that throws does not stop the others. */
 export class InMemoryWorkSignal implements WorkSignal {
-  private readonly listeners = new Set<(reason: string) => void>();
+  private readonly listeners = new Set<(reason: string, from?: string) => void>();
   private readonly changeListeners = new Set<(change: RunChange) => void>();
 
   constructor(private readonly onListenerError: (error: unknown) => void = () => undefined) {}
 
-  notify(reason: string): void {
-    this.deliver(this.listeners, reason);
+  notify(reason: string, from?: string): void {
+    for (const listener of [...this.listeners]) this.call(() => listener(reason, from));
   }
 
-  subscribe(listener: (reason: string) => void): () => void {
+  subscribe(listener: (reason: string, from?: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   announce(change: RunChange): void {
-    this.deliver(this.changeListeners, change);
+    for (const listener of [...this.changeListeners]) this.call(() => listener(change));
   }
 
   subscribeChanges(listener: (change: RunChange) => void): () => void {
@@ -26,13 +26,11 @@ export class InMemoryWorkSignal implements WorkSignal {
     return () => this.changeListeners.delete(listener);
   }
 
-  private deliver<T>(listeners: Set<(value: T) => void>, value: T): void {
-    for (const listener of [...listeners]) {
-      try {
-        listener(value);
-      } catch (error) {
-        this.onListenerError(error);
-      }
+  private call(deliver: () => void): void {
+    try {
+      deliver();
+    } catch (error) {
+      this.onListenerError(error);
     }
   }
 }

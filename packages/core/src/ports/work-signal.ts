@@ -6,10 +6,15 @@ import type { RunChange } from '../domain/run-change.js';
  * the run's live event streams show as it happens.
  */
 export interface WorkSignal {
-  /** Tells every subscriber (on every instance sharing the signal) that there may be work. */
-  notify(reason: string): void;
+  /**
+   * Tells every subscriber (on every instance sharing the signal) that there may be work.
+   * @param from who caused it (a dispatcher's owner, for a run it finished): heard by this
+   *   instance's subscribers beside the reason, so one may skip what it already knows; other
+   *   instances hear the reason alone.
+   */
+  notify(reason: string, from?: string): void;
   /** Calls `listener` on each notification; returns an unsubscribe function. */
-  subscribe(listener: (reason: string) => void): () => void;
+  subscribe(listener: (reason: string, from?: string) => void): () => void;
   /**
    * Tells every change subscriber (on every instance sharing the signal) of a run's record as a
    * change just left it. Subscribers here hear it at once; other instances in the order this one

@@ -15,6 +15,9 @@ import { Sweeper } from './dispatch/sweeper.js';
 import { WORK_REASONS } from '../ports/work-signal.js';
 import { RecentAppVersions } from './recent-app-versions.js';
 
+/** The reasons a run's outcome was stored. */
+const FINISHED: ReadonlySet<string> = new Set([WORK_REASONS.runFinished, WORK_REASONS.runWithWebhookFinished]);
+
 export type { DispatcherDeps, DispatcherOptions, Transition } from './dispatch/context.js';
 export type { FollowEvent, FollowState, LostOutcome, StepEnv } from './dispatch/follow-state.js';
 // The pure transition functions, for table tests of the dispatcher's states.
@@ -54,7 +57,7 @@ export class Dispatcher {
   /** Picks up what an earlier process of this owner left, then starts listening. */
   async start(): Promise<void> {
     await this.deps.runs.releaseLeases(this.options.owner);
-    this.unsubscribe = this.deps.signal.subscribe((reason) => this.onSignal(reason));
+    this.unsubscribe = this.deps.signal.subscribe((reason, from) => this.onSignal(reason, from));
     this.sweeper.start();
     this.leases.start();
     await this.sweeper.sweep();
@@ -92,7 +95,10 @@ export class Dispatcher {
     if (!this.stopping) this.spawn(() => this.claims.pump());
   }
 
-  private onSignal(reason: string): void {
+  private onSignal(reason: string, from?: string): void {
+    // A run of this dispatcher's own: its end on the backend woke the claim loop already, and its
+    // outcome stored since frees nothing more here (a claim would read the queue for nothing).
+    if (from === this.options.owner && FINISHED.has(reason)) return;
     if (reason === WORK_REASONS.cancelAsked) this.spawn(() => this.applyCancels());
     if (reason === WORK_REASONS.runFailedOver) this.claims.noteFailover();
     this.wake();

@@ -179,7 +179,9 @@ export class RunLifecycle {
     );
     // The change before the work: a stream shows the terminal record as it was made.
     this.announced(updated);
-    if (updated) this.signal.notify(run.webhook ? WORK_REASONS.runWithWebhookFinished : WORK_REASONS.runFinished);
+    // From the dispatcher that held the run, if one did: it already looked for the next run when
+    // the backend was done with this one.
+    if (updated) this.signal.notify(run.webhook ? WORK_REASONS.runWithWebhookFinished : WORK_REASONS.runFinished, run.leaseOwner ?? undefined);
     return updated;
   }
 
