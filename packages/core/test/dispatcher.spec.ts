@@ -258,22 +258,6 @@ describe('Dispatcher', () => {
     await t.a.dispatcher.stop();
   });
 
-  it('sends the first run of a claim of several while the claim takes the others', async () => {
-    const t = await setup({ depth: 3 });
-    const [first, second, third] = [await t.create(), await t.create(), await t.create()];
-    const claimMany = t.w.ports.runs.claimMany.bind(t.w.ports.runs);
-    // A claim that ends only once its first run's prompt is out (or fails after 3 s).
-    t.w.ports.runs.claimMany = async (request, max) => {
-      const runs = await claimMany(request, max);
-      if (runs.length > 1) await t.transition((c) => c.runId === runs[0]?.id && c.to === 'sent', 'the first run sent before its claim ends');
-      return runs;
-    };
-    await t.a.dispatcher.start();
-    await t.a.dispatcher.idle();
-    expect([first, second, third].map((r) => t.sentTimes(r.id))).to.deep.equal([1, 1, 1]);
-    await t.a.dispatcher.stop();
-  });
-
   it('claims the next run while its backend executes one, and sends it the moment the backend is done, needing no claim then; held there only once sent', async () => {
     const { t, first, second } = await runWaitingAhead();
     const waiting = await t.get(second.id);

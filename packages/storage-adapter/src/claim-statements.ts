@@ -45,15 +45,9 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
   // Claims on other backends go side by side; when the backends this one could use are all being
   // claimed on, it waits for them (in id order, so two claims never wait on each other).
   const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known, max));
-  if (first !== 'skipped') return told(request, first);
+  if (first !== 'skipped') return first;
   const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known, max));
-  return second === 'skipped' ? [] : told(request, second);
-}
-
-/** The runs of a committed transaction, each told to the claimer. */
-function told(request: ClaimRequest, runs: Run[]): Run[] {
-  for (const run of runs) request.claimed?.(run);
-  return runs;
+  return second === 'skipped' ? [] : second;
 }
 
 /**
@@ -73,8 +67,7 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
   }
   // This process's claims read the placements its earlier claims noted.
   await notesByDb.get(db);
-  // Each reservation commits on its own: the claimer hears of each run at once.
-  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false }, 'sqlite', max, request.claimed);
+  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false }, 'sqlite', max);
   // Noted while the runs' prompts go out: a placement is a hint for the claims after this one, and
   // one lost with the database (which fails those claims too) costs only a warm placement.
   if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
@@ -89,17 +82,13 @@ function insertBackendRows(db: Knex, ids: readonly string[]): Promise<unknown> {
 /** Per SQLite database, the note of this process's last claim's placements, until it is written. */
 const notesByDb = new WeakMap<Knex, Promise<void>>();
 
-/**
- * Run after run in the order, each on a backend with room after those before it, up to `max`.
- * @param committed told of each run as it is reserved, where each reservation commits on its own
- */
-async function claimWhileRoom(db: Knex, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres', max: number, committed?: (run: Run) => void): Promise<Run[]> {
+/** Run after run in the order, each on a backend with room after those before it, up to `max`. */
+async function claimWhileRoom(db: Knex, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres', max: number): Promise<Run[]> {
   const claimed: Run[] = [];
   while (claimed.length < max && !room.drained) {
     const run = await claimFor(db, request, room, dialect);
     if (!run) break;
     claimed.push(run);
-    committed?.(run);
     room.free = takeSlot(room.free ?? [], run, request.now.getTime());
     if (room.free.length === 0) break;
   }

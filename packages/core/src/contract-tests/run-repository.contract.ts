@@ -404,24 +404,6 @@ export function describeRunRepositoryContract(
           expect(await runs.claimMany({ owner: 'd2', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: offers, place: warmFirst }, 10), 'both backends are full').to.deep.equal([]);
         });
 
-        it('tells the claimer of each run it claims once its claim is committed, in claim order, before it resolves', async () => {
-          const gpu = `gpu-${randomUUID()}`;
-          await store(queued(0), queued(1), queued(2));
-          const told: Run[] = [];
-          // Read back on the spot, from the repository as any other caller sees it.
-          const seenWhenTold: Promise<Run | null>[] = [];
-          const claimed = (run: Run) => {
-            told.push(run);
-            seenWhenTold.push(runs.get(run.id));
-          };
-          const got = await runs.claimMany({ owner: 'd1', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: [{ id: gpu, capacity: 2 }], place: (_run, free) => free[0]?.id ?? null, claimed }, 5);
-          expect(got).to.have.length(2);
-          expect(told, 'each claimed run told once, as returned').to.deep.equal(got);
-          for (const seen of await Promise.all(seenWhenTold)) expect(seen, 'committed when told').to.deep.include({ leaseOwner: 'd1', backendId: gpu });
-          const one = await runs.claimNext({ owner: 'd2', leaseExpiresAt: at(200), now: at(100), queuedSince: at(-1000), backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }], place: (_run, free) => free[0]?.id ?? null, claimed });
-          expect(told.at(-1), 'claimNext tells it too').to.deep.equal(one);
-        });
-
         it('lets the next run have the room of a run its claimer names as finished on the backend, and only that one', async () => {
           const gpu = `gpu-${randomUUID()}`;
           const [storing] = await store(

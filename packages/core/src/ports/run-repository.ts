@@ -97,13 +97,6 @@ export interface ClaimRequest {
    * same order and whatever their age (their queue time was spent long ago), instead of queued ones.
    */
   readonly failover?: boolean;
-  /**
-   * Told of each run the moment its claim is committed, in claim order, before the claim goes on
-   * to the next run (and before `claimNext` or `claimMany` resolves): its prompt may go out while
-   * the claim takes more. Where one transaction claims them all, each is told once it commits.
-   * Synchronous; it must not throw.
-   */
-  readonly claimed?: (run: Run) => void;
 }
 
 export interface RunPage {

@@ -118,9 +118,7 @@ export class InMemoryRunRepository implements RunRepository {
       this.placed.set(backendId, { lastAppVersionId: candidate.appVersionId, lastPlacedAtMs: now.getTime() });
       if (request.backends.find((b) => b.id === backendId)?.waitsForRoom) this.waitingForRoom.add(candidate.id);
       else this.waitingForRoom.delete(candidate.id);
-      const claimed = await this.update(candidate.id, { leaseOwner: request.owner, leaseExpiresAt: request.leaseExpiresAt, backendId, attempts: candidate.attempts + 1 });
-      if (claimed) request.claimed?.(structuredClone(claimed));
-      return claimed;
+      return this.update(candidate.id, { leaseOwner: request.owner, leaseExpiresAt: request.leaseExpiresAt, backendId, attempts: candidate.attempts + 1 });
     }
     return null;
   }

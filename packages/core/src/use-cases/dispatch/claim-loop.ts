@@ -67,13 +67,12 @@ export class ClaimLoop {
       const failover = this.failoverWaiting;
       this.failoverWaiting = false;
       const jobs = new JobsAhead(this.ctx, room);
-      // Each run is followed the moment its claim commits: counted on its backend, and its prompt
-      // sent while the claim takes the next runs (after a burst of ends, the first backend freed
-      // does not wait for the claims of the others).
-      const followed = new Set<string>();
-      const follow = (run: Run) => {
-        if (!run.backendId || followed.has(run.id)) return;
-        followed.add(run.id);
+      const runs = await this.claim(offers, room, failover, jobs);
+      if (failover && runs.length > 0) this.failoverWaiting = true;
+      // Counted on their backends at once, and sent while the next runs are claimed: a backend
+      // with room for several runs gets them without waiting for each prompt's round trips.
+      for (const run of runs) {
+        if (!run.backendId) continue;
         const placed = { ...run, backendId: run.backendId };
         if (offers.find((b) => b.id === run.backendId)?.waitsForRoom) {
           FollowedRun.waiting(this.ctx, this.followed, placed, jobs.take(run.id));
@@ -82,15 +81,12 @@ export class ClaimLoop {
         } else {
           FollowedRun.claimed(this.ctx, this.followed, placed, jobs.take(run.id));
         }
-      };
-      const runs = await this.claim(offers, room, failover, jobs, follow);
-      if (failover && runs.length > 0) this.failoverWaiting = true;
-      for (const run of runs) follow(run); // those a repository did not tell as it claimed them
+      }
       if ((runs.length < room && !failover) || this.stopped) break;
     }
   }
 
-  private claim(offers: readonly SlotOffer[], max: number, failover: boolean, jobs: JobsAhead, claimed: (run: Run) => void): Promise<Run[]> {
+  private claim(offers: readonly SlotOffer[], max: number, failover: boolean, jobs: JobsAhead): Promise<Run[]> {
     const { deps, options } = this.ctx;
     const now = deps.clock.nowMs();
     return deps.runs.claimMany({
@@ -108,7 +104,6 @@ export class ClaimLoop {
       // Their outputs are being stored: the backend is free for the next run meanwhile.
       finishedOnBackend: this.followed.all().filter((f) => !f.holdsBackend()).map((f) => f.runId),
       failover,
-      claimed,
     }, max);
   }
 
