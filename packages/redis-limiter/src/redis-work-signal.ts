@@ -37,13 +37,12 @@ export class RedisWorkSignal implements WorkSignal {
       if (origin === this.origin) return;
       const body = cut < 0 ? message : message.slice(cut + 1);
       if (ch === this.channel) {
-        const reason = body || 'remote';
-        for (const l of [...this.listeners]) this.call(() => l(reason));
+        this.deliver(this.listeners, body || 'remote');
         return;
       }
       if (this.changeListeners.size === 0) return; // no stream open here: not even decoded
       const change = decodeRunChange(body);
-      if (change) for (const l of [...this.changeListeners]) this.call(() => l(change));
+      if (change) this.deliver(this.changeListeners, change);
     });
   }
 
@@ -53,7 +52,7 @@ export class RedisWorkSignal implements WorkSignal {
   }
 
   notify(reason: string, from?: string): void {
-    for (const l of [...this.listeners]) this.call(() => l(reason, from));
+    this.deliver(this.listeners, reason, from);
     // Other instances learn of it when Redis is up; a lost message only delays them until their next sweep.
     void this.publisher.publish(this.channel, `${this.origin}|${reason}`).catch(() => undefined);
   }
@@ -64,7 +63,7 @@ export class RedisWorkSignal implements WorkSignal {
   }
 
   announce(change: RunChange): void {
-    for (const l of [...this.changeListeners]) this.call(() => l(change));
+    this.deliver(this.changeListeners, change);
     // A lost change is found by the streams' periodic re-read of their runs.
     void this.publisher.publish(this.changesChannel, `${this.origin}|${encodeRunChange(change)}`).catch(() => undefined);
   }
@@ -74,11 +73,13 @@ export class RedisWorkSignal implements WorkSignal {
     return () => this.changeListeners.delete(listener);
   }
 
-  private call(deliver: () => void): void {
-    try {
-      deliver();
-    } catch {
-      // One listener's failure must not keep the others from hearing of it.
+  private deliver<A extends unknown[]>(listeners: Set<(...args: A) => void>, ...args: A): void {
+    for (const l of [...listeners]) {
+      try {
+        l(...args);
+      } catch {
+        // One listener's failure must not keep the others from hearing of it.
+      }
     }
   }
 }

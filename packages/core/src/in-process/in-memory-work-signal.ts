@@ -9,7 +9,7 @@ export class InMemoryWorkSignal implements WorkSignal {
   constructor(private readonly onListenerError: (error: unknown) => void = () => undefined) {}
 
   notify(reason: string, from?: string): void {
-    for (const listener of [...this.listeners]) this.call(() => listener(reason, from));
+    this.deliver(this.listeners, reason, from);
   }
 
   subscribe(listener: (reason: string, from?: string) => void): () => void {
@@ -18,7 +18,7 @@ export class InMemoryWorkSignal implements WorkSignal {
   }
 
   announce(change: RunChange): void {
-    for (const listener of [...this.changeListeners]) this.call(() => listener(change));
+    this.deliver(this.changeListeners, change);
   }
 
   subscribeChanges(listener: (change: RunChange) => void): () => void {
@@ -26,11 +26,13 @@ export class InMemoryWorkSignal implements WorkSignal {
     return () => this.changeListeners.delete(listener);
   }
 
-  private call(deliver: () => void): void {
-    try {
-      deliver();
-    } catch (error) {
-      this.onListenerError(error);
+  private deliver<A extends unknown[]>(listeners: Set<(...args: A) => void>, ...args: A): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(...args);
+      } catch (error) {
+        this.onListenerError(error);
+      }
     }
   }
 }
