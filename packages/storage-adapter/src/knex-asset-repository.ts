@@ -4,6 +4,8 @@ import { msOrNull, toDate, toDateOrNull, toMs } from './columns.js';
 import { ACTIVE_STATUSES } from './run-statements.js';
 import { dialectOf } from './open-database.js';
 import { guarded } from './storage-errors.js';
+import { insertAssetRows, markAssetsStored, selectAssets, type AssetRead } from './asset-statements.js';
+import { TickBatch } from './tick-batch.js';
 
 function toAsset(row: Record<string, unknown>): Asset {
   return {
@@ -34,7 +36,17 @@ function unexpired(query: Knex.QueryBuilder, nowMs: number): Knex.QueryBuilder {
 }
 
 export class KnexAssetRepository implements AssetRepository {
-  constructor(private readonly db: Knex) {}
+  // A run's input reads, its outputs' records and their reveal, served a turn at a time.
+  private readonly reads: TickBatch<AssetRead, Record<string, unknown> | null>;
+  private readonly stored: TickBatch<string, boolean>;
+  private readonly sqliteInserts: TickBatch<Record<string, unknown>, void>;
+
+  constructor(private readonly db: Knex) {
+    this.reads = new TickBatch((reads) => selectAssets(db, reads), { maxItems: 100 });
+    this.stored = new TickBatch((ids) => markAssetsStored(db, ids), { maxItems: 100 });
+    // A bad row (a duplicate id, say) fails only its own caller.
+    this.sqliteInserts = new TickBatch((rows) => insertAssetRows(db, rows), { maxItems: 50, isolateFailures: true });
+  }
 
   create(a: Asset): Promise<void> {
     return this.insert(a, false);
@@ -56,7 +68,7 @@ export class KnexAssetRepository implements AssetRepository {
     };
     // On SQLite the insert is the lock: it waits for the database's one writer, which a deletion
     // of these bytes is until it commits. One statement instead of a transaction of four.
-    if (dialectOf(this.db) === 'sqlite') return guarded(async () => void (await this.db('assets').insert(row)));
+    if (dialectOf(this.db) === 'sqlite') return guarded(() => this.sqliteInserts.add(row));
     return guarded(() =>
       this.db.transaction(async (trx) => {
         await lockBytes(trx, a.sha256);
@@ -88,9 +100,7 @@ export class KnexAssetRepository implements AssetRepository {
 
   get(id: string, options: { readonly includePending?: boolean } = {}): Promise<Asset | null> {
     return guarded(async () => {
-      const query = this.db('assets').where({ id });
-      if (!options.includePending) query.where({ pending: false });
-      const row = await query.first();
+      const row = await this.reads.add({ id, includePending: options.includePending ?? false });
       return row ? toAsset(row) : null;
     });
   }
@@ -147,7 +157,7 @@ export class KnexAssetRepository implements AssetRepository {
   }
 
   markStored(id: string): Promise<boolean> {
-    return guarded(async () => (await this.db('assets').where({ id }).update({ pending: false })) > 0);
+    return guarded(() => this.stored.add(id));
   }
 
   listPending(before: Date, limit: number): Promise<Asset[]> {

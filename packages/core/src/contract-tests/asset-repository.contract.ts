@@ -192,6 +192,29 @@ export function describeAssetRepositoryContract(
       expect(await assets.markStored(randomUUID())).to.equal(false);
     });
 
+    it('gives each of several calls made together its own answer, and fails only the call that is wrong', async () => {
+      const stored = anAsset();
+      const pending = anAsset();
+      await assets.create(stored);
+      await assets.createPending(pending);
+      const missing = randomUUID();
+      const reads = await Promise.all([
+        assets.get(stored.id),
+        assets.get(pending.id),
+        assets.get(pending.id, { includePending: true }),
+        assets.get(missing),
+        assets.get(stored.id, { includePending: true }),
+      ]);
+      expect(reads).to.deep.equal([stored, null, pending, null, stored]);
+
+      const fresh = anAsset();
+      const creates = await Promise.allSettled([assets.createPending(fresh), assets.createPending({ ...pending }), assets.createPending(anAsset())]);
+      expect(creates.map((c) => c.status), 'only the taken id fails').to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+
+      expect(await Promise.all([assets.markStored(pending.id), assets.markStored(missing), assets.markStored(fresh.id), assets.markStored(pending.id)])).to.deep.equal([true, false, true, true]);
+      expect(await Promise.all([assets.get(pending.id), assets.get(fresh.id)])).to.deep.equal([pending, fresh]);
+    });
+
     it('lists pending records created before a time, oldest first, up to a limit', async () => {
       const old = anAsset({ createdAt: new Date(T - 2000) });
       const older = anAsset({ createdAt: new Date(T - 3000) });
