@@ -65,22 +65,13 @@ async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMa
     await insertBackendRows(db, unknown);
     unknown.forEach((id) => known.add(id));
   }
-  // This process's claims read the placements its earlier claims noted.
-  await notesByDb.get(db);
-  const claimed = await claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false }, 'sqlite', max);
-  // Noted while the runs' prompts go out: a placement is a hint for the claims after this one, and
-  // one lost with the database (which fails those claims too) costs only a warm placement.
-  if (claimed.length > 0) notesByDb.set(db, noteLastPlacements(db, claimed, request.now.getTime()).catch(() => undefined));
-  return claimed;
+  return claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false }, 'sqlite', max);
 }
 
 /** The `dispatch_backends` rows of backends no claim has seen yet (a row another claim wrote first is kept). */
 function insertBackendRows(db: Knex, ids: readonly string[]): Promise<unknown> {
   return db.raw(`INSERT INTO dispatch_backends (id) VALUES ${ids.map(() => '(?)').join(', ')} ON CONFLICT (id) DO NOTHING`, [...ids]);
 }
-
-/** Per SQLite database, the note of this process's last claim's placements, until it is written. */
-const notesByDb = new WeakMap<Knex, Promise<void>>();
 
 /** Run after run in the order, each on a backend with room after those before it, up to `max`. */
 async function claimWhileRoom(db: Knex, request: ClaimRequest, room: Room, dialect: 'sqlite' | 'postgres', max: number): Promise<Run[]> {
@@ -302,14 +293,14 @@ function heldByBackend(value: unknown): Map<string, number> {
  * run meanwhile). On PostgreSQL, whose claim holds the backends' rows, the backend's last placed
  * app version (warm placement) is noted in the same statement, riding along only when the run was
  * reserved. On SQLite, whose claim holds no lock, the same statement checks that the backend still
- * has room and takes work; the placements are noted once per claim (`noteLastPlacements`).
+ * has room and takes work, and a trigger on `placed_at` notes the placement.
  */
 async function reserve(trx: Knex, request: ClaimRequest, candidate: Run, backendId: string, capacity: number, dialect: 'sqlite' | 'postgres'): Promise<Run | null> {
   const nowMs = request.now.getTime();
   const waitsForRoom = request.backends.some((b) => b.id === backendId && b.waitsForRoom === true);
-  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?, attempts = attempts + 1, waits_for_room = ?
+  const update = `UPDATE runs SET lease_owner = ?, lease_expires_at = ?, backend_id = ?, attempts = attempts + 1, waits_for_room = ?, placed_at = ?
     WHERE id = ? AND ${waitingOf(request)} AND ${LEASE_FREE}`;
-  const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, waitsForRoom, candidate.id, nowMs];
+  const bindings = [request.owner, request.leaseExpiresAt.getTime(), backendId, waitsForRoom, nowMs, candidate.id, nowMs];
   if (dialect === 'postgres') {
     const row = rawRows(
       await trx.raw(
@@ -332,18 +323,4 @@ async function reserve(trx: Knex, request: ClaimRequest, candidate: Run, backend
     ),
   )[0];
   return row ? toRun(row) : null;
-}
-
-/**
- * SQLite: each backend's last placement of the claim, noted once after its runs are reserved (a
- * hint for warm placement: the next claims read it).
- */
-async function noteLastPlacements(db: Knex, claimed: readonly Run[], nowMs: number): Promise<void> {
-  const last = new Map(claimed.map((run) => [run.backendId as string, run.appVersionId]));
-  if (last.size === 0) return;
-  await db.raw(
-    `INSERT INTO dispatch_backends (id, last_app_version_id, last_placed_at) VALUES ${[...last].map(() => '(?, ?, ?)').join(', ')}
-     ON CONFLICT (id) DO UPDATE SET last_app_version_id = excluded.last_app_version_id, last_placed_at = excluded.last_placed_at`,
-    [...last].flatMap(([backendId, appVersionId]) => [backendId, appVersionId, nowMs]),
-  );
 }

@@ -15,6 +15,7 @@ import { ADMIN_MIGRATION } from './migration-admin.js';
 import { ASSETS_PENDING_MIGRATION } from './migration-assets-pending.js';
 import { COMFY_V2_MIGRATION } from './migration-comfy-v2.js';
 import { RUNS_WAITING_FOR_ROOM_MIGRATION } from './migration-runs-waiting-for-room.js';
+import { RUNS_PLACED_AT_MIGRATION } from './migration-runs-placed-at.js';
 
 interface Migration {
   readonly name: string;
@@ -117,6 +118,7 @@ const MIGRATIONS: readonly Migration[] = [
   ASSETS_PENDING_MIGRATION,
   COMFY_V2_MIGRATION,
   RUNS_WAITING_FOR_ROOM_MIGRATION,
+  RUNS_PLACED_AT_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {
