@@ -95,10 +95,6 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   const deeper = await startRunload('dispatch-depth-16', { RUNLOAD_DISPATCH_DEPTH: '16' }, fake.url);
   const deeperRun = await endToEnd(await clientOf(deeper), deeper.pid, seconds, { warmUpSeconds });
   await deeper.stop();
-  // Each backend's next run claimed while it executes (off by default: see docs/scheduling.md).
-  const ahead = await startRunload('dispatch-ahead', { RUNLOAD_DISPATCH_AHEAD: 'true' }, fake.url);
-  const aheadRun = await endToEnd(await clientOf(ahead), ahead.pid, seconds, { warmUpSeconds });
-  await ahead.stop();
   await fakeAlone(fake, workflow, 16, warmUpSeconds);
   const aloneRate = await fakeAlone(fake, workflow, 16, seconds);
   const shallowShare = share(runload, aloneRate);
@@ -115,9 +111,6 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
     `- the same with \`RUNLOAD_DISPATCH_DEPTH=16\` (every client's run sent to ComfyUI's own queue at once, as when the fake is driven alone): ${deeperRun.runsPerSecond.toFixed(0)} runs/s — ${deepShare.toFixed(3)} of the fake alone (target ≥ ${SHARE_DEPTH_16}): ${verdict(deepShare >= SHARE_DEPTH_16)}; ${cores(deeperRun)}`,
   );
   say(`  - server CPU per run at depth 16, polls included: ${deeperRun.cpuMsPerRun.toFixed(2)} ms (target ≤ ${CPU_MS_DEPTH_16} ms): ${verdict(deeperRun.cpuMsPerRun <= CPU_MS_DEPTH_16)}`);
-  say(
-    `- the same at the default depth with \`RUNLOAD_DISPATCH_AHEAD=true\` (the backend's next run claimed while it executes, sent when it is done): ${aheadRun.runsPerSecond.toFixed(0)} runs/s — ${share(aheadRun, aloneRate).toFixed(3)} of the fake alone (the default depth's target ≥ ${SHARE_DEPTH_1}: ${verdict(share(aheadRun, aloneRate) >= SHARE_DEPTH_1)}); ${cores(aheadRun)}`,
-  );
   if (shallowShare < SHARE_DEPTH_1 || deepShare < SHARE_DEPTH_16) say(throughputBound(runload, deeperRun, aloneRate));
   if (!quick) {
     // Where the time goes, from a round of its own under the profiler (full runs only).

@@ -5,6 +5,10 @@ import { bytes, makeWorld, TINY_PNG } from './fixture.js';
 
 const SWEEP_MS = 1000;
 const LEASE_MS = 30_000;
+/** How long before a run's expected end its backend's next run is claimed, where runs are claimed ahead. */
+const LEAD_MS = 50;
+/** How long the run that teaches the dispatcher its app version's runs holds the backend. */
+const LEARNED_HOLD_MS = 2000;
 const OUT = { nodeId: '4', filename: 'out.png', contentType: 'image/png', bytes: TINY_PNG };
 
 /**
@@ -54,7 +58,7 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
         owner,
         leaseMs: LEASE_MS,
         depth: options.depth ?? 1,
-        ahead: options.ahead ?? false,
+        ...(options.ahead ? { ahead: { leadMs: LEAD_MS } } : {}),
         maxQueueSeconds: options.maxQueueSeconds ?? 3600,
         maxRunSeconds: options.maxRunSeconds ?? 1800,
         sweepMs: SWEEP_MS,
@@ -133,12 +137,35 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   return { w, p, backend, a, make, create, uploadImage, get, transition, transitions, onSubmit, finishedRun, startedRun, logs, sentTimes };
 }
 
-/** Claiming ahead: a first run started on the backend, and a second claimed to wait there. */
-async function runWaitingAhead(options: Parameters<typeof setup>[0] = {}) {
+/**
+ * Claiming ahead: one run of the app held the backend `heldMs` and succeeded, which tells the
+ * dispatcher how long the app's runs take; then a first run started on the backend.
+ */
+async function runAfterOneLearned(options: Parameters<typeof setup>[0] = {}, heldMs = LEARNED_HOLD_MS) {
   const t = await setup({ ...options, ahead: true });
-  const first = await t.startedRun();
+  await t.a.dispatcher.start();
+  const learned = await t.create();
+  await t.a.dispatcher.idle();
+  t.w.clock.advance(heldMs);
+  const end = t.w.clock.nowMs();
+  t.backend.start(learned.id, end - heldMs);
+  t.backend.succeed(learned.id, [OUT], { startedAtMs: end - heldMs, finishedAtMs: end });
+  await t.a.dispatcher.idle();
+  expect((await t.get(learned.id)).status).to.equal('succeeded');
+  const first = await t.create();
+  await t.a.dispatcher.idle();
+  t.backend.start(first.id, t.w.clock.nowMs());
+  await t.a.dispatcher.idle();
+  return { t, first };
+}
+
+/** Claiming ahead: a first run started on the backend, and a second claimed to wait there once the first is due to end. */
+async function runWaitingAhead(options: Parameters<typeof setup>[0] = {}) {
+  const { t, first } = await runAfterOneLearned(options);
   const second = await t.create();
   await t.a.dispatcher.idle();
+  await t.a.tick(LEARNED_HOLD_MS - LEAD_MS);
+  expect((await t.get(second.id)).backendId, 'claimed ahead once the first run is due to end').to.equal(IN_MEMORY_BACKEND);
   return { t, first, second };
 }
 
@@ -277,6 +304,44 @@ describe('Dispatcher', () => {
     expect(t.sentTimes(second.id)).to.equal(1);
     expect((await t.w.ports.runs.heldByBackend()).get(IN_MEMORY_BACKEND), 'held: the second run, sent').to.equal(1);
     await t.a.dispatcher.stop();
+  });
+
+  it('claims the next run ahead only from the lead before the run on its backend is expected to end, as long as the app\'s runs held it', async () => {
+    const { t } = await runAfterOneLearned();
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    await t.a.tick(LEARNED_HOLD_MS - LEAD_MS - 10);
+    const early = await t.get(second.id);
+    expect([early.backendId, early.leaseOwner], 'not due yet: fair share has not decided').to.deep.equal([null, null]);
+    await t.a.tick(10);
+    const due = await t.get(second.id);
+    expect([due.status, due.backendId, due.leaseOwner], 'due: claimed to wait, without a new run or a wake').to.deep.equal(['queued', IN_MEMORY_BACKEND, 'instance-a']);
+    expect(t.sentTimes(second.id)).to.equal(0);
+    await t.a.dispatcher.stop();
+  });
+
+  it('claims no run ahead for a run that overruns its app\'s usual time: the next waits in the queue until the backend is free', async () => {
+    const { t, first } = await runAfterOneLearned();
+    await t.a.tick(LEARNED_HOLD_MS + LEAD_MS + 10);
+    const second = await t.create();
+    await t.a.dispatcher.idle();
+    await t.a.tick(5000);
+    expect((await t.get(second.id)).backendId, 'queued on no backend while the first overruns').to.equal(null);
+    t.backend.announceEnd(first.id);
+    await t.transition((c) => c.runId === second.id && c.to === 'sent', 'the second run to be sent once the backend is free');
+    await t.a.dispatcher.stop();
+  });
+
+  it('claims no run ahead of an app never seen to end here, nor of runs shorter than two leads', async () => {
+    for (const learnedMs of [null, 2 * LEAD_MS - 1]) {
+      const { t } = learnedMs === null ? { t: await setup({ ahead: true }) } : await runAfterOneLearned({}, learnedMs);
+      if (learnedMs === null) await t.startedRun();
+      const second = await t.create();
+      await t.a.dispatcher.idle();
+      await t.a.tick(LEARNED_HOLD_MS);
+      expect((await t.get(second.id)).backendId, `learned ${learnedMs} ms: the next run stays queued`).to.equal(null);
+      await t.a.dispatcher.stop();
+    }
   });
 
   it('claims no run ahead unless told: the next run stays in the queue, on no backend, while the backend is full', async () => {

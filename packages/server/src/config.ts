@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_LIMITS, mergeLimits, normalizeBackendUrl, parseCredentials, type BackendCredentials, type LimitsConfig } from '@runload/core';
+import { DEFAULT_AHEAD_LEAD_MS, DEFAULT_LIMITS, mergeLimits, normalizeBackendUrl, parseCredentials, type BackendCredentials, type LimitsConfig } from '@runload/core';
 import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store';
 
 export interface RunloadConfig {
@@ -27,11 +27,11 @@ export interface RunloadConfig {
   /** Runs one ComfyUI server may hold at once (1 = only idle servers get work). */
   readonly dispatchDepth: number;
   /**
-   * `RUNLOAD_DISPATCH_AHEAD=true`: a server full of this instance's runs gets its next run claimed
-   * while they execute, sent the moment one ends (no claim in between); fair share then decides one
-   * run per server ahead of time.
+   * A server full of this instance's runs gets its next run claimed `leadMs` before one of them is
+   * expected to end, sent the moment it ends (no claim in between): `RUNLOAD_DISPATCH_AHEAD`
+   * (default true) and `RUNLOAD_DISPATCH_AHEAD_LEAD_MS` (default 50). Null when turned off.
    */
-  readonly dispatchAhead: boolean;
+  readonly dispatchAhead: { readonly leadMs: number } | null;
   /** How long a dispatcher's claim on a run lasts without renewal (another instance then takes over). */
   readonly leaseSeconds: number;
   /** This instance's name for leases; null picks one (stable for SQLite, random for PostgreSQL). */
@@ -70,9 +70,10 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function onOff(env: Env, name: string): boolean {
+function onOff(env: Env, name: string, fallback = false): boolean {
   const raw = env[name]?.trim() ?? '';
-  if (raw === '' || raw === 'false') return false;
+  if (raw === '') return fallback;
+  if (raw === 'false') return false;
   if (raw === 'true') return true;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
@@ -177,7 +178,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustedProxies: list(env['RUNLOAD_TRUSTED_PROXIES']),
     corsOrigins: list(env['RUNLOAD_CORS_ORIGINS']),
     dispatchDepth: integer(env, 'RUNLOAD_DISPATCH_DEPTH', 1, 1, 1000),
-    dispatchAhead: onOff(env, 'RUNLOAD_DISPATCH_AHEAD'),
+    dispatchAhead: onOff(env, 'RUNLOAD_DISPATCH_AHEAD', true) ? { leadMs: integer(env, 'RUNLOAD_DISPATCH_AHEAD_LEAD_MS', DEFAULT_AHEAD_LEAD_MS, 1, 60_000) } : null,
     leaseSeconds: integer(env, 'RUNLOAD_LEASE_SECONDS', 15, 2, 3600),
     instanceId: readInstanceId(env),
     webhookAllowPrivate: env['RUNLOAD_WEBHOOK_ALLOW_PRIVATE']?.trim() === 'true',

@@ -18,7 +18,7 @@ export function dispatcherModule(): ContainerModule {
             owner,
             leaseMs: config.leaseSeconds * 1000,
             depth: config.dispatchDepth,
-            ahead: config.dispatchAhead,
+            ahead: config.dispatchAhead ?? false,
             timers,
             log: createLogger('dispatcher'),
             previewLog: createLogger('previews'),

@@ -41,10 +41,11 @@ describe('configuration: RUNLOAD_LOG_LEVEL', () => {
 });
 
 describe('configuration: RUNLOAD_DISPATCH_AHEAD', () => {
-  it('is off unless set to true, and refuses anything but true or false in one line', () => {
-    expect(loadConfig({}).dispatchAhead).to.equal(false);
-    expect(loadConfig({ RUNLOAD_DISPATCH_AHEAD: 'true' }).dispatchAhead).to.equal(true);
-    expect(loadConfig({ RUNLOAD_DISPATCH_AHEAD: 'false' }).dispatchAhead).to.equal(false);
+  it('is on unless set to false, 50 ms ahead unless told, and refuses anything but true or false in one line', () => {
+    expect(loadConfig({}).dispatchAhead).to.deep.equal({ leadMs: 50 });
+    expect(loadConfig({ RUNLOAD_DISPATCH_AHEAD: 'true', RUNLOAD_DISPATCH_AHEAD_LEAD_MS: '120' }).dispatchAhead).to.deep.equal({ leadMs: 120 });
+    expect(loadConfig({ RUNLOAD_DISPATCH_AHEAD: 'false' }).dispatchAhead).to.equal(null);
     expect(() => loadConfig({ RUNLOAD_DISPATCH_AHEAD: '1' })).to.throw('RUNLOAD_DISPATCH_AHEAD must be true or false, got "1"');
+    expect(() => loadConfig({ RUNLOAD_DISPATCH_AHEAD_LEAD_MS: '0' })).to.throw('RUNLOAD_DISPATCH_AHEAD_LEAD_MS');
   });
 });

@@ -47,5 +47,23 @@ export function timersContract(name: string, make: () => { timers: Timers; elaps
       stop();
       expect(overlapped).to.equal(false);
     });
+
+    it('calls a one-shot task once, after its delay, and never when stopped first', async () => {
+      const { timers, elapse } = make();
+      let fired = 0;
+      let stoppedFired = 0;
+      timers.after(20, () => {
+        fired += 1;
+      });
+      const stop = timers.after(20, () => {
+        stoppedFired += 1;
+      });
+      stop();
+      for (let step = 0; step < 100 && fired < 1; step += 1) await elapse(20);
+      expect(fired).to.equal(1);
+      await elapse(60);
+      expect(fired, 'once only').to.equal(1);
+      expect(stoppedFired, 'a stopped timer never fires').to.equal(0);
+    });
   });
 }

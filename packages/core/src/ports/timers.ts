@@ -1,5 +1,5 @@
 /**
- * Repeating timers, behind a port so that tests move time themselves (with the fake clock) instead
+ * Timers, behind a port so that tests move time themselves (with the fake clock) instead
  * of sleeping, and production uses the event loop's.
  * @module
  */
@@ -10,6 +10,11 @@ export interface Timers {
    * never keep the process alive on their own.
    */
   every(intervalMs: number, task: () => Promise<unknown> | void): () => void;
+  /**
+   * Calls `task` once, `delayMs` from now, unless the returned function is called first. Like
+   * {@link every}, it never keeps the process alive on its own.
+   */
+  after(delayMs: number, task: () => Promise<unknown> | void): () => void;
 }
 
 export const TIMERS = Symbol.for('runload.core.Timers');

@@ -18,4 +18,14 @@ export class SystemTimers implements Timers {
     timer.unref();
     return () => clearInterval(timer);
   }
+
+  after(delayMs: number, task: () => Promise<unknown> | void): () => void {
+    const timer = setTimeout(() => {
+      void Promise.resolve()
+        .then(task)
+        .catch(() => undefined);
+    }, delayMs);
+    timer.unref();
+    return () => clearTimeout(timer);
+  }
 }

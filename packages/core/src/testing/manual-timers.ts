@@ -2,7 +2,8 @@ import type { Timers } from '../ports/timers.js';
 import type { FakeClock } from './fake-clock.js';
 
 interface Interval {
-  readonly intervalMs: number;
+  /** Null for a timer that fires once ({@link ManualTimers.after}). */
+  readonly intervalMs: number | null;
   readonly task: () => Promise<unknown> | void;
   nextAtMs: number;
   running: boolean;
@@ -23,6 +24,12 @@ export class ManualTimers implements Timers {
     return () => this.intervals.delete(interval);
   }
 
+  after(delayMs: number, task: () => Promise<unknown> | void): () => void {
+    const once: Interval = { intervalMs: null, task, nextAtMs: this.clock.nowMs() + delayMs, running: false };
+    this.intervals.add(once);
+    return () => this.intervals.delete(once);
+  }
+
   /** How many timers are set (a component that stopped leaves none). */
   pending(): number {
     return this.intervals.size;
@@ -38,7 +45,8 @@ export class ManualTimers implements Timers {
       const due = [...this.intervals].filter((i) => i.nextAtMs <= until).sort((a, b) => a.nextAtMs - b.nextAtMs)[0];
       if (!due) break;
       if (due.nextAtMs > this.clock.nowMs()) this.clock.set(due.nextAtMs);
-      due.nextAtMs += due.intervalMs;
+      if (due.intervalMs === null) this.intervals.delete(due);
+      else due.nextAtMs += due.intervalMs;
       if (due.running) continue;
       due.running = true;
       try {

@@ -8,6 +8,7 @@ import type { LimitsConfig } from '../domain/limits.js';
 import type { Logger } from '../ports/logger.js';
 import { PREVIEW_KEEP_AFTER_END_MS } from '../ports/preview-store.js';
 import type { Timers } from '../ports/timers.js';
+import { DEFAULT_AHEAD_LEAD_MS } from './dispatch/ahead-timing.js';
 import type { DispatcherOptions, Transition } from './dispatch/context.js';
 import { Dispatcher } from './dispatcher.js';
 import { RecordPreviews } from './record-previews.js';
@@ -20,8 +21,11 @@ export interface DispatcherSettings {
   readonly leaseMs: number;
   /** Runs a backend may hold at once, across every instance. */
   readonly depth: number;
-  /** Claims a full backend's next run while its runs execute (see {@link DispatcherOptions.ahead}); default off. */
-  readonly ahead?: boolean;
+  /**
+   * Claims a full backend's next run shortly before one of its runs is expected to end (see
+   * {@link DispatcherOptions.ahead}): by default {@link DEFAULT_AHEAD_LEAD_MS} before; `false`: never.
+   */
+  readonly ahead?: { readonly leadMs: number } | false;
   readonly timers: Timers;
   readonly log: Logger;
   /** Where the recording of previews logs; default `log`. */
@@ -41,7 +45,7 @@ export function createDispatcher(p: RunloadPorts, limits: LimitsConfig, settings
       owner: settings.owner,
       leaseMs: settings.leaseMs,
       depth: settings.depth,
-      ahead: settings.ahead === true,
+      ...(settings.ahead === false ? {} : { ahead: settings.ahead ?? { leadMs: DEFAULT_AHEAD_LEAD_MS } }),
       maxQueueSeconds: limits.max_queue_seconds,
       maxRunSeconds: limits.max_run_seconds,
       sweepMs: Math.min(2000, settings.leaseMs / 3),

@@ -3,8 +3,8 @@
  * from memory), several in one claim when there is room for several, and hands each to a
  * new {@link FollowedRun}. One pass at a time (a {@link Pump}); a wake during a pass makes it
  * go round once more. With `ahead`, a backend that this instance's runs fill gets one run more,
- * claimed while they execute: it waits here and its prompt goes the moment one of them is done
- * there, so the backend never waits for a claim.
+ * claimed shortly before one of them is expected to end (see {@link aheadWindow}): it waits here
+ * and its prompt goes the moment that run is done there, so the backend never waits for a claim.
  * @module
  */
 import type { Run } from '../../domain/run.js';
@@ -12,6 +12,7 @@ import type { BackendPlacement } from '../../ports/executor.js';
 import type { SlotOffer } from '../../ports/run-repository.js';
 import { Pump } from '../../system/pump.js';
 import { placeRun } from '../placement.js';
+import { aheadWindow, ExpectedHolds } from './ahead-timing.js';
 import type { DispatchContext } from './context.js';
 import { FollowedRun, type FollowedRuns } from './followed-run.js';
 import { JobsAhead } from './jobs-ahead.js';
@@ -24,17 +25,28 @@ export class ClaimLoop {
   private readonly passes = new Pump(() => this.claimWhileRoom(), () => this.stopped);
   /** A run may be failing over (lost after it started): the next pass claims those first. */
   private failoverWaiting = true;
+  /** How long runs hold their backends, learned here: when a claim ahead is due. */
+  private readonly expectedHolds = new ExpectedHolds();
+  /** The wake set for the next claim ahead to come due, if any. */
+  private aheadWake: { atMs: number; cancel: () => void } | null = null;
 
   constructor(
     private readonly ctx: DispatchContext,
     private readonly followed: FollowedRuns,
   ) {
     // Only claiming ahead makes runs wait: without it a run's end costs no look for one.
-    if (ctx.options.ahead) followed.whenBackendFreed((backendId) => this.startWaiting(backendId));
+    if (ctx.options.ahead) {
+      followed.whenBackendFreed((freed) => {
+        if (freed.heldMs !== null) this.expectedHolds.note(freed.appVersionId, freed.heldMs);
+        this.startWaiting(freed.backendId);
+      });
+    }
   }
 
   stop(): void {
     this.stopped = true;
+    this.aheadWake?.cancel();
+    this.aheadWake = null;
   }
 
   /** Told of a run failing over (here, on another instance, or found by a sweep): claimed before queued runs. */
@@ -58,7 +70,7 @@ export class ClaimLoop {
     while (!this.stopped) {
       // The claim reserves a slot on the backend it names (before the prompt is sent, so a
       // crash in between is resolved by asking that backend), atomically for every instance.
-      const offers = this.offers(this.ctx.options.ahead === true && !this.failoverWaiting);
+      const offers = this.offers(this.ctx.options.ahead !== undefined && !this.failoverWaiting);
       if (offers.length === 0) break;
       // As many runs as this instance sees room for, in one claim: under load the runs
       // that queued during one claim are taken together by the next.
@@ -110,21 +122,41 @@ export class ClaimLoop {
   /**
    * The backends worth a claim. One that the runs followed here already fill has no room whatever
    * other instances do: it is offered one slot more, for a run to wait there (`waitsForRoom`), when
-   * `ahead` and none waits there yet, and left out otherwise. With every backend full and a run
-   * waiting on each, no claim is tried (a wake for each new run would otherwise cost one).
+   * `ahead`, none waits there yet and one of its runs is due to end within the lead; a wake is set
+   * for when the next such backend comes due. With every backend full and none due, no claim is
+   * tried (a wake for each new run would otherwise cost one).
    */
   private offers(ahead: boolean): (SlotOffer & { room: number })[] {
     const mine = this.mine();
+    const nowMs = this.ctx.deps.clock.nowMs();
+    const leadMs = this.ctx.options.ahead?.leadMs ?? 0;
+    let nextDueMs = Infinity;
     const offers: (SlotOffer & { room: number })[] = [];
     for (const b of this.ctx.deps.executor.placement()) {
       const capacity = this.capacityOf(b);
-      const { holding, waiting } = mine.get(b.id) ?? { holding: 0, waiting: 0 };
+      const { holding, waiting } = mine.get(b.id) ?? { holding: [], waiting: 0 };
       // The most it could take: other instances' runs there are counted by the claim itself.
-      const room = capacity - holding - waiting;
+      const room = capacity - holding.length - waiting;
       if (room > 0) offers.push({ id: b.id, capacity, room });
-      else if (ahead && capacity > 0 && waiting === 0 && holding === capacity) offers.push({ id: b.id, capacity: capacity + 1, room: 1, waitsForRoom: true });
+      else if (ahead && capacity > 0 && waiting === 0 && holding.length === capacity) {
+        const window = aheadWindow(holding, this.expectedHolds, nowMs, leadMs);
+        if (window.open) offers.push({ id: b.id, capacity: capacity + 1, room: 1, waitsForRoom: true });
+        else if (window.opensAtMs !== null) nextDueMs = Math.min(nextDueMs, window.opensAtMs);
+      }
     }
+    if (nextDueMs !== Infinity) this.wakeAt(nextDueMs, nowMs);
     return offers;
+  }
+
+  /** Makes the claim loop go round at `atMs`, unless a wake no later than that is set already. */
+  private wakeAt(atMs: number, nowMs: number): void {
+    if (this.stopped || (this.aheadWake && this.aheadWake.atMs <= atMs)) return;
+    this.aheadWake?.cancel();
+    const cancel = this.ctx.deps.timers.after(Math.max(0, atMs - nowMs), () => {
+      if (this.aheadWake?.cancel === cancel) this.aheadWake = null;
+      this.ctx.wake();
+    });
+    this.aheadWake = { atMs, cancel };
   }
 
   /** Sends the runs waiting on `backendId` that fit there now, or hands them back when it takes no more work. */
@@ -156,14 +188,14 @@ export class ClaimLoop {
     return (b.depth ?? this.ctx.options.depth) - b.foreignPrompts;
   }
 
-  /** The runs followed here on each backend: holding a place there, and waiting for one. */
-  private mine(): Map<string, { holding: number; waiting: number }> {
-    const mine = new Map<string, { holding: number; waiting: number }>();
+  /** The runs followed here on each backend: those holding a place there, and how many wait for one. */
+  private mine(): Map<string, { holding: FollowedRun[]; waiting: number }> {
+    const mine = new Map<string, { holding: FollowedRun[]; waiting: number }>();
     for (const f of this.followed.all()) {
-      const counts = mine.get(f.backendId) ?? { holding: 0, waiting: 0 };
-      if (f.holdsBackend()) counts.holding += 1;
-      else if (f.waits()) counts.waiting += 1;
-      mine.set(f.backendId, counts);
+      const here = mine.get(f.backendId) ?? { holding: [], waiting: 0 };
+      if (f.holdsBackend()) here.holding.push(f);
+      else if (f.waits()) here.waiting += 1;
+      mine.set(f.backendId, here);
     }
     return mine;
   }

@@ -23,10 +23,11 @@ export interface DispatcherOptions {
   readonly depth: number;
   /**
    * A backend that this dispatcher's runs fill gets one run more claimed, waiting here, sent the
-   * moment one of them is done there with no claim between (default off: fair share then decides
-   * one run per backend ahead of time, so another account's run that comes meanwhile waits behind it).
+   * moment one of them is done there with no claim between. It is claimed from `leadMs` before
+   * that run's expected end (the mean hold of its app version's runs seen end here), so fair share
+   * decides it at most that early. Absent: no run is claimed ahead.
    */
-  readonly ahead?: boolean;
+  readonly ahead?: { readonly leadMs: number };
   readonly maxQueueSeconds: number;
   readonly maxRunSeconds: number;
   /** How often the sweep runs (expiry, time limits, orphans, reconciliation). */

@@ -39,6 +39,8 @@ export class FollowedRun {
   private records: Promise<unknown> = Promise.resolve();
   /** The run as this following's own last write left it (or as claimed): what storing its outcome needs. */
   private latest: Run;
+  /** Since when the run holds its backend (claimed, or taken out of waiting); null when not known. */
+  private heldSince: number | null;
 
   private constructor(
     private readonly ctx: DispatchContext,
@@ -53,6 +55,7 @@ export class FollowedRun {
     this.leaseExpiresAtMs = claimedRow.leaseExpiresAt?.getTime() ?? 0;
     this.current = initial;
     this.latest = claimedRow;
+    this.heldSince = holds(initial) ? ctx.deps.clock.nowMs() : null;
     registry.add(this);
   }
 
@@ -76,6 +79,8 @@ export class FollowedRun {
   /** A run whose dispatcher died, its lease now ours: its prompt is on the backend already. */
   static takenOver(ctx: DispatchContext, registry: FollowedRuns, run: Run & { backendId: string }): FollowedRun {
     const followed = new FollowedRun(ctx, registry, run, run.backendId, SUBMITTING);
+    // Its prompt was sent by the instance that died: since when the backend runs it is not known.
+    followed.heldSince = null;
     followed.on({ type: 'accepted' });
     return followed;
   }
@@ -86,6 +91,15 @@ export class FollowedRun {
 
   get createdAtMs(): number {
     return this.claimedRow.createdAt.getTime();
+  }
+
+  get appVersionId(): string {
+    return this.claimedRow.appVersionId;
+  }
+
+  /** Since when the run holds its backend; null while it does not, or when that is not known. */
+  get heldSinceMs(): number | null {
+    return this.holdsBackend() ? this.heldSince : null;
   }
 
   get state(): FollowState {
@@ -106,8 +120,9 @@ export class FollowedRun {
   on(event: FollowEvent): void {
     const from = this.current;
     if (from.kind === 'settled') return;
+    const nowMs = this.ctx.deps.clock.nowMs();
     const next = step(from, event, {
-      nowMs: this.ctx.deps.clock.nowMs(),
+      nowMs,
       backendGraceMs: this.ctx.options.backendGraceMs,
       progressWriteMs: PROGRESS_WRITE_MS,
       outputReadAttempts: OUTPUT_READ_ATTEMPTS,
@@ -120,10 +135,14 @@ export class FollowedRun {
       this.registry.remove(this);
     }
     for (const effect of next.effects) this.ctx.spawn(() => this.perform(effect));
+    if (!holds(from) && holds(next.state)) this.heldSince = nowMs;
     // The backend is done with the run (its outcome is being stored): room for the next one now,
     // first for a run waiting there (its prompt goes at once), then for a claim.
     if (holds(from) && !holds(next.state)) {
-      this.registry.backendFreed(this.backendId);
+      // Only a run that ran its course tells how long this version's runs hold a backend.
+      const ranItsCourse = next.state.kind !== 'settled' && !(from.kind === 'sent' && (from.cancelSent || from.timedOut));
+      const heldMs = ranItsCourse && this.heldSince !== null ? nowMs - this.heldSince : null;
+      this.registry.backendFreed({ backendId: this.backendId, appVersionId: this.appVersionId, heldMs });
       this.ctx.wake();
     }
   }
@@ -336,18 +355,26 @@ export class FollowedRun {
   }
 }
 
+/** A run followed here that left its place on a backend. */
+export interface BackendFreed {
+  readonly backendId: string;
+  readonly appVersionId: string;
+  /** How long it held the backend; null when it did not run its course there (lost, canceled, over time), or not known. */
+  readonly heldMs: number | null;
+}
+
 /** The runs this dispatcher follows now, one following per run. */
 export class FollowedRuns {
   private readonly byRun = new Map<string, FollowedRun>();
-  private freed: (backendId: string) => void = () => undefined;
+  private freed: (freed: BackendFreed) => void = () => undefined;
 
   /** Called, synchronously, each time a run followed here leaves its place on a backend. */
-  whenBackendFreed(listener: (backendId: string) => void): void {
+  whenBackendFreed(listener: (freed: BackendFreed) => void): void {
     this.freed = listener;
   }
 
-  backendFreed(backendId: string): void {
-    this.freed(backendId);
+  backendFreed(freed: BackendFreed): void {
+    this.freed(freed);
   }
 
   add(followed: FollowedRun): void {
