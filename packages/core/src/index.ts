@@ -85,7 +85,7 @@ export * from './domain/output-asset-id.js';
 export * from './use-cases/run-lifecycle.js';
 export * from './use-cases/dispatcher.js';
 export * from './use-cases/create-dispatcher.js';
-export { aheadWindow, DEFAULT_AHEAD_LEAD_MS, ExpectedHolds, type AheadWindow, type HeldRun } from './use-cases/dispatch/ahead-timing.js';
+export { aheadWindow, DEFAULT_AHEAD_LEAD_MS, ExpectedHolds, type AheadWindow, type ExpectedHold, type HeldRun } from './use-cases/dispatch/ahead-timing.js';
 export * from './use-cases/placement.js';
 export * from './use-cases/build-execution-job.js';
 export * from './use-cases/idempotent-requests.js';

@@ -8,10 +8,20 @@ describe('claiming ahead: when a full backend\'s next run is due', () => {
     return holds;
   };
 
-  it('learns a version\'s hold as a mean leaning to its latest runs', () => {
+  it('learns a version\'s hold as a mean leaning to its latest runs, and how far its runs stray from it', () => {
+    expect(learned([['v1', 1000]]).of('v1')).to.deep.equal({ meanMs: 1000, deviationMs: 0 });
+    expect(learned([['v1', 1000], ['v1', 2000]]).of('v1')).to.deep.equal({ meanMs: 1250, deviationMs: 250 });
+    expect(learned([['v1', 1000]]).of('v2')).to.equal(undefined);
+  });
+
+  it('opens earlier and closes later by twice the usual straying of the version\'s runs', () => {
+    // Mean 1250 ms, straying 250 ms: from 1250 - 50 - 500 to 1250 + 50 + 500.
     const holds = learned([['v1', 1000], ['v1', 2000]]);
-    expect(holds.of('v1')).to.equal(1250);
-    expect(holds.of('v2')).to.equal(undefined);
+    const held = [{ appVersionId: 'v1', heldSinceMs: 0 }];
+    expect(aheadWindow(held, holds, 0, 50)).to.deep.equal({ open: false, opensAtMs: 700 });
+    expect(aheadWindow(held, holds, 700, 50)).to.deep.equal({ open: true });
+    expect(aheadWindow(held, holds, 1800, 50)).to.deep.equal({ open: true });
+    expect(aheadWindow(held, holds, 1801, 50)).to.deep.equal({ open: false, opensAtMs: null });
   });
 
   it('opens from the lead before the earliest expected end to the lead after it', () => {
@@ -36,6 +46,6 @@ describe('claiming ahead: when a full backend\'s next run is due', () => {
     const holds = new ExpectedHolds();
     for (let i = 0; i < 1001; i += 1) holds.note(`v${i}`, 1000);
     expect(holds.of('v0')).to.equal(undefined);
-    expect(holds.of('v1000')).to.equal(1000);
+    expect(holds.of('v1000')?.meanMs).to.equal(1000);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * When a full backend's next run is claimed ahead: shortly before the backend is expected to be
- * done with a run it holds, so that fair share decides that next run at most a lead's time early.
+ * done with a run it holds, so that fair share decides that next run at most a lead's time early
+ * (plus twice how much the version's runs vary).
  * How long a run holds its backend is learned from the runs of the same app version that this
  * dispatcher saw end there. Pure: no I/O and no clock of its own.
  * @module
@@ -13,26 +14,38 @@ const MAX_VERSIONS = 1000;
 /** The weight of the newest run in the mean: a version whose runs change shows it within a few runs. */
 const NEWEST_WEIGHT = 0.25;
 
+/** How long runs of one app version hold their backend: a mean, and how far a run strays from it. */
+export interface ExpectedHold {
+  readonly meanMs: number;
+  /** The mean distance of a run's hold from the mean before it (0 after one run). */
+  readonly deviationMs: number;
+}
+
 /**
- * How long a run of each app version holds its backend, from claim to the backend's end: an
- * exponentially weighted mean of the runs seen end. A hint for timing a claim, never a rule that
+ * How long a run of each app version holds its backend, from claim to the backend's end:
+ * exponentially weighted means of the runs seen end. A hint for timing a claim, never a rule that
  * decides anything alone, so it is kept in this process only (every instance learns its own).
  */
 export class ExpectedHolds {
-  private readonly meanMs = new Map<string, number>();
+  private readonly holds = new Map<string, ExpectedHold>();
 
   note(appVersionId: string, heldMs: number): void {
-    const before = this.meanMs.get(appVersionId);
-    const mean = before === undefined ? heldMs : before + (heldMs - before) * NEWEST_WEIGHT;
+    const before = this.holds.get(appVersionId);
+    const hold: ExpectedHold = before
+      ? {
+          meanMs: before.meanMs + (heldMs - before.meanMs) * NEWEST_WEIGHT,
+          deviationMs: before.deviationMs + (Math.abs(heldMs - before.meanMs) - before.deviationMs) * NEWEST_WEIGHT,
+        }
+      : { meanMs: heldMs, deviationMs: 0 };
     // Inserted again so the map's order is the order of last use.
-    this.meanMs.delete(appVersionId);
-    this.meanMs.set(appVersionId, mean);
-    if (this.meanMs.size > MAX_VERSIONS) this.meanMs.delete(this.meanMs.keys().next().value as string);
+    this.holds.delete(appVersionId);
+    this.holds.set(appVersionId, hold);
+    if (this.holds.size > MAX_VERSIONS) this.holds.delete(this.holds.keys().next().value as string);
   }
 
   /** The expected hold of a run of this version; undefined while none was seen end. */
-  of(appVersionId: string): number | undefined {
-    return this.meanMs.get(appVersionId);
+  of(appVersionId: string): ExpectedHold | undefined {
+    return this.holds.get(appVersionId);
   }
 }
 
@@ -50,23 +63,25 @@ export type AheadWindow =
   | { readonly open: false; readonly opensAtMs: number | null };
 
 /**
- * Whether a backend full of `held` is due a run claimed ahead at `nowMs`: from `leadMs` before the
- * earliest expected end of a run there until `leadMs` after it. A run that has held its backend
- * longer than that is overrunning and left out: when it ends is not known, and a run claimed for
- * it could wait long behind it. Runs expected to hold their backend less than two leads are never
- * waited for: with runs that short the server's CPU bounds the work rather than the backend's
- * gaps, and a claim ahead costs a write more than it saves. A version never seen end has no
- * expected hold, so its runs are not waited for either until one has.
+ * Whether a backend full of `held` is due a run claimed ahead at `nowMs`: around the earliest
+ * expected end of a run there, from `leadMs` before it until `leadMs` after it, widened on both
+ * sides by twice how far that version's runs usually stray from their mean (so a run that ends a
+ * little early still finds its successor waiting). A run that has held its backend longer than
+ * that is overrunning and left out: when it ends is not known, and a run claimed for it could
+ * wait long behind it. Runs expected to hold their backend less than two leads are never waited
+ * for: with runs that short the server's CPU bounds the work rather than the backend's gaps, and
+ * a claim ahead costs a write more than it saves. A version never seen end has no expected hold,
+ * so its runs are not waited for either until one has.
  */
 export function aheadWindow(held: readonly HeldRun[], expected: ExpectedHolds, nowMs: number, leadMs: number): AheadWindow {
-  let earliestEndMs = Infinity;
+  let opensAtMs = Infinity;
   for (const run of held) {
-    const holdMs = expected.of(run.appVersionId);
-    if (run.heldSinceMs === null || holdMs === undefined || holdMs < 2 * leadMs) continue;
-    const endMs = run.heldSinceMs + holdMs;
-    if (nowMs <= endMs + leadMs) earliestEndMs = Math.min(earliestEndMs, endMs);
+    const hold = expected.of(run.appVersionId);
+    if (run.heldSinceMs === null || hold === undefined || hold.meanMs < 2 * leadMs) continue;
+    const endMs = run.heldSinceMs + hold.meanMs;
+    const marginMs = leadMs + 2 * hold.deviationMs;
+    if (nowMs <= endMs + marginMs) opensAtMs = Math.min(opensAtMs, endMs - marginMs);
   }
-  if (earliestEndMs === Infinity) return { open: false, opensAtMs: null };
-  if (nowMs < earliestEndMs - leadMs) return { open: false, opensAtMs: earliestEndMs - leadMs };
-  return { open: true };
+  if (opensAtMs === Infinity) return { open: false, opensAtMs: null };
+  return nowMs < opensAtMs ? { open: false, opensAtMs } : { open: true };
 }

@@ -24,8 +24,9 @@ export interface DispatcherOptions {
   /**
    * A backend that this dispatcher's runs fill gets one run more claimed, waiting here, sent the
    * moment one of them is done there with no claim between. It is claimed from `leadMs` before
-   * that run's expected end (the mean hold of its app version's runs seen end here), so fair share
-   * decides it at most that early. Absent: no run is claimed ahead.
+   * that run's expected end (the mean hold of its app version's runs seen end here; the window
+   * widened by how much they vary), so fair share decides it at most that early. Absent: no run is
+   * claimed ahead.
    */
   readonly ahead?: { readonly leadMs: number };
   readonly maxQueueSeconds: number;
