@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { waitFor } from '@runload/core/testing';
 import { makePng, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
+import { openDatabase } from '@runload/storage-adapter';
 import { apiClient, type ApiClient } from './client.js';
 import { expectSucceededOnce } from './run-checks.js';
 import { cliJson, createAccountWithKey, REPO_ROOT, type ServerProcess, startServerProcess, tempDataDir } from './processes.js';
@@ -96,6 +97,27 @@ describe('recovery after SIGKILL', function () {
     await killAndRestart();
     fake.setDelays({ view: 0 });
     await expectDoneOnce(runId);
+  });
+
+  it('while a run claimed ahead waits for the run on its backend to end', async () => {
+    // The instance learns how long this app's runs hold the backend from one that ran its course
+    // here (300 ms); the next runs take longer, so the one claimed ahead waits a while.
+    fake.setExecutionMs(300);
+    await expectDoneOnce(await startRun());
+    fake.setExecutionMs(3000);
+    const first = await startRun();
+    await until(() => fake.prompts.some((p) => p.extra_data['runload_run_id'] === first), 'the first run to reach the backend');
+    const second = await startRun();
+    const db = openDatabase({ url: null, dataDir: data.dir });
+    try {
+      await waitFor(async () => (await db('runs').where({ id: second, waits_for_room: true }).first()) !== undefined, 'the second run to be claimed ahead, waiting', { timeoutMs: 10_000 });
+    } finally {
+      await db.destroy();
+    }
+    await killAndRestart();
+    fake.setExecutionMs(100);
+    await expectDoneOnce(first);
+    await expectDoneOnce(second);
   });
 
   it('with several runs queued, running and finishing at once', async () => {
