@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { makePng, type FakeComfyUI } from '@runload/fake-comfyui';
-import { cpuSeconds, percentile } from './harness.js';
+import { cpuSeconds, percentile, threadCpuSeconds } from './harness.js';
 import type { RunloadServer } from './http-paths.js';
 
 export const now = () => performance.timeOrigin + performance.now();
@@ -91,6 +91,8 @@ export interface Throughput {
   readonly serverCores: number;
   /** The server's CPU time per completed run, in ms. */
   readonly cpuMsPerRun: number;
+  /** The same split by thread (see `threadCpuSeconds`), in ms per completed run. */
+  readonly cpuMsPerRunByThread: { readonly mainUser: number; readonly mainSystem: number; readonly otherThreads: number };
   /** SQL statements the server sent per completed run, polls included (its `/metrics` counter). */
   readonly statementsPerRun: number;
   /** From each create request to the poll that saw its run succeeded, in ms: p50 and p99. */
@@ -117,6 +119,7 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
   const statementsBefore = await statementsSent(client.url);
   const started = now();
   const cpuBefore = cpuSeconds(serverPid);
+  const threadsBefore = threadCpuSeconds(serverPid);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   await drive(client, until, options, (status, roundTrip) => {
@@ -126,6 +129,7 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
   });
   loop.disable();
   const cpu = cpuSeconds(serverPid) - cpuBefore;
+  const threadsAfter = threadCpuSeconds(serverPid);
   const elapsed = (now() - started) / 1000;
   const statements = (await statementsSent(client.url)) - statementsBefore;
   const runs = Math.max(1, completed);
@@ -133,6 +137,11 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
     runsPerSecond: completed / elapsed,
     serverCores: cpu / elapsed,
     cpuMsPerRun: (cpu * 1000) / runs,
+    cpuMsPerRunByThread: {
+      mainUser: ((threadsAfter.mainUser - threadsBefore.mainUser) * 1000) / runs,
+      mainSystem: ((threadsAfter.mainSystem - threadsBefore.mainSystem) * 1000) / runs,
+      otherThreads: ((threadsAfter.otherThreads - threadsBefore.otherThreads) * 1000) / runs,
+    },
     statementsPerRun: statements / runs,
     roundTrip: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) },
     benchStallMs: loop.max / 1e6,

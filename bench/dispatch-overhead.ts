@@ -27,7 +27,13 @@ const CPU_MS_DEPTH_16 = 1.5;
 const ROUND_TRIP_P99_OVER_P50 = 3;
 
 const cores = (t: Throughput) =>
-  `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(2)} ms of CPU per run and sent ${t.statementsPerRun.toFixed(1)} SQL statements per run, polls included`;
+  `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(2)} ms of CPU per run (${byThread(t)}) and sent ${t.statementsPerRun.toFixed(1)} SQL statements per run, polls included`;
+
+/** Where a run's CPU went by thread: the event loop's own work, and what it handed to other threads. */
+const byThread = (t: Throughput) => {
+  const { mainUser, mainSystem, otherThreads } = t.cpuMsPerRunByThread;
+  return `its main thread ${mainUser.toFixed(2)} ms in JavaScript and Node and ${mainSystem.toFixed(2)} ms in the kernel; its other threads, libuv's pool running the SQLite statements and file calls and V8's garbage collector and compiler, ${otherThreads.toFixed(2)} ms`;
+};
 
 const share = (t: Throughput, aloneRate: number) => t.runsPerSecond / aloneRate;
 const verdict = (met: boolean) => (met ? 'meets the target' : '**misses the target**');
@@ -41,7 +47,7 @@ function throughputBound(depth1: Throughput, depth16: Throughput, aloneRate: num
   const needed = 1000 / (SHARE_DEPTH_16 * aloneRate);
   return (
     `- what bounds it: the server's CPU per run, and at depth 1 the chain each backend waits for between two runs. It kept ${(depth1.serverCores * 100).toFixed(0)}% of one core busy at depth 1 and ${(depth16.serverCores * 100).toFixed(0)}% at depth 16, and one core gives at most ${ceiling(depth1)} and ${ceiling(depth16)} runs/s at the CPU each run took (measured ${depth1.runsPerSecond.toFixed(0)} and ${depth16.runsPerSecond.toFixed(0)}). ` +
-    `${SHARE_DEPTH_16 * 100}% of the fake alone is ${(SHARE_DEPTH_16 * aloneRate).toFixed(0)} runs/s, which would take under ${needed.toFixed(2)} ms of server CPU per run for everything runload does with a run: its create, its polls, its claim, its prompt, the backend's socket messages, its history read, its output fetched and stored, and its statements`
+    `${SHARE_DEPTH_16 * 100}% of the fake alone is ${(SHARE_DEPTH_16 * aloneRate).toFixed(0)} runs/s, which would take under ${needed.toFixed(2)} ms of server CPU per run for everything runload does with a run: its create, its polls, its claim, its prompt, the backend's socket messages, its history read, its output fetched and stored, and its statements. The main thread's own JavaScript at depth 16, ${depth16.cpuMsPerRunByThread.mainUser.toFixed(2)} ms per run, is ${(depth16.cpuMsPerRunByThread.mainUser / needed).toFixed(1)}× that budget by itself`
   );
 }
 

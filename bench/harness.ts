@@ -98,11 +98,34 @@ export function peakRssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** User and system CPU time from a `/proc/…/stat` file, in seconds. */
+function statCpu(file: string): { user: number; system: number } {
+  // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 per second on Linux).
+  const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
 /** CPU time a process has used so far (user and system, all its threads), in seconds. */
 export function cpuSeconds(pid: number): number {
-  // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 per second on Linux).
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const { user, system } = statCpu(`/proc/${pid}/stat`);
+  return user + system;
+}
+
+/**
+ * A process's CPU time so far, in seconds, split by thread: its main thread (the event loop), in
+ * user space and in the kernel, and all its other threads together (libuv's pool, where SQLite
+ * statements and file calls run, and V8's garbage collector and compiler).
+ */
+export interface ThreadCpu {
+  readonly mainUser: number;
+  readonly mainSystem: number;
+  readonly otherThreads: number;
+}
+
+export function threadCpuSeconds(pid: number): ThreadCpu {
+  // The main thread's id is the process id.
+  const main = statCpu(`/proc/${pid}/task/${pid}/stat`);
+  return { mainUser: main.user, mainSystem: main.system, otherThreads: cpuSeconds(pid) - main.user - main.system };
 }
 
 export function machine(): string {

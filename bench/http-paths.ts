@@ -10,7 +10,7 @@ import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '@runload/storage-adapter';
-import { autocannon, cli, peakRssMiB, percentile, ROOT, SERVER_MAIN, startListening, type LoadResult } from './harness.js';
+import { autocannon, cli, cpuSeconds, peakRssMiB, percentile, ROOT, SERVER_MAIN, startListening, type LoadResult } from './harness.js';
 import { summarizeProfileDir } from './profile-summary.js';
 
 export interface BenchOptions {
@@ -154,20 +154,29 @@ export async function benchHttpPaths(options: BenchOptions): Promise<void> {
   say('## 1. Polling `GET /api/v1/runs/{id}`');
   // Each side is measured after the same load for a few seconds, unmeasured: a long-running
   // server's figures, not those of a process still compiling its hot paths.
-  const warmedUp = async (url: string, headers: Record<string, string> = {}) => {
+  // With the server's CPU time per request (all its threads) over the measured window: the ratio
+  // of rates depends on how the machine shares its cores with the load generator, this does not.
+  const warmedUp = async (url: string, pid: number, headers: Record<string, string> = {}) => {
     if (!quick) await autocannon(url, { connections: CONNECTIONS, seconds: WARM_UP_SECONDS, headers });
-    return autocannon(url, { connections: CONNECTIONS, seconds, headers });
+    const cpuBefore = cpuSeconds(pid);
+    const result = await autocannon(url, { connections: CONNECTIONS, seconds, headers });
+    return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, result.rps * seconds) };
   };
   const poll = (server: RunloadServer, id: string, s = seconds) => autocannon(`${server.url}/api/v1/runs/${id}`, { connections: CONNECTIONS, seconds: s, headers: server.auth });
-  const basePoll = await warmedUp(`${baseline.url}/`);
+  const basePoll = await warmedUp(`${baseline.url}/`, baseline.pid);
   const h3 = await startListening('bench/h3-baseline-server.ts', [], { BASELINE_BODY: pollBody });
-  const h3Poll = await warmedUp(`${h3.url}/api/v1/runs/${runId}`);
+  const h3Poll = await warmedUp(`${h3.url}/api/v1/runs/${runId}`, h3.pid);
   await h3.stop();
-  const polled = await warmedUp(`${sqlite.url}/api/v1/runs/${runId}`, sqlite.auth);
+  const polled = await warmedUp(`${sqlite.url}/api/v1/runs/${runId}`, sqlite.pid, sqlite.auth);
   const pollMet = polled.rps >= 0.6 * basePoll.rps && polled.p99 < 10;
   say(`- baseline: ${fmt(basePoll)}`);
   say(`- a bare h3 app answering the same bytes on the same Node adapter (the framework's own ceiling): ${fmt(h3Poll)} — ${pct(h3Poll.rps, basePoll.rps)} of baseline`);
   say(`- runload (SQLite): ${fmt(polled)} — ${pct(polled.rps, basePoll.rps)} of baseline (target ≥ 60%, p99 < 10 ms): ${verdict(pollMet)}`);
+  const us = (v: number) => `${v.toFixed(1)} µs`;
+  say(
+    `  - server CPU per request (all its threads): baseline ${us(basePoll.cpuUsPerRequest)}, bare h3 ${us(h3Poll.cpuUsPerRequest)}, runload ${us(polled.cpuUsPerRequest)}; ` +
+      `at 60% of the baseline's rate on the same share of the machine, a poll could cost about ${us(basePoll.cpuUsPerRequest / 0.6)}, of which the bare h3 app already takes ${us(h3Poll.cpuUsPerRequest)}`,
+  );
   if (!pollMet && !quick) {
     await profileUnder(options, 'polling', async (s) => poll(s, JSON.parse(await createRun(s)).run_id as string, 5));
   }
