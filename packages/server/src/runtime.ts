@@ -4,12 +4,11 @@
  * server both start here.
  * @module
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { EXECUTOR, RUNLOAD_API, type Executor, type RunloadApi } from '@runload/core';
 import { HTTP_HEALTH, HTTP_SERVER } from '@runload/http-adapter/module';
 import type { RunningHttpServer } from '@runload/http-adapter';
-import type { Database } from '@runload/storage-adapter';
+import { makeDirectory, type Database } from '@runload/storage-adapter';
 import { DATABASE } from '@runload/storage-adapter/module';
 import type { RunloadConfig } from './config.js';
 import { buildContainer, type ContainerOptions } from './container.js';
@@ -47,7 +46,7 @@ export async function openRuntime(config: RunloadConfig, options: RuntimeOptions
       await container.getAsync(INTEGRATIONS);
     }
     const uploadDir = path.join(config.dataDir, 'uploads');
-    mkdirSync(uploadDir, { recursive: true });
+    makeDirectory(uploadDir);
     let closing: Promise<void> | null = null;
     return {
       api,

@@ -49,6 +49,15 @@ describe('CLI and server failing to start', function () {
     expect(result.stderr).to.match(/^error: ENOTDIR: not a directory/);
   });
 
+  it('serve with a data directory under /proc exits 1 in one line instead of hanging at start', async function () {
+    // Node's own recursive mkdir retries there without end: every directory under /proc refuses children.
+    if (process.platform !== 'linux') this.skip();
+    const result = await cli(['serve'], env({ RUNLOAD_DATA_DIR: '/proc/runload-data/here' }), { timeoutMs: 20_000 });
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.equal("error: ENOENT: no such file or directory, mkdir '/proc/runload-data'\n");
+  });
+
   it('answers no command with the usage on stderr and exit 2, stdout empty', async () => {
     const result = await cli(['--json'], env());
     expect(result.code).to.equal(2);

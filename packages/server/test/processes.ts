@@ -20,9 +20,10 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function cli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+/** @param options.timeoutMs kill the command past this (a hang then reads as a failure, leaving no process behind) */
+export function cli(args: readonly string[], env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...NODE_ARGS, CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...NODE_ARGS, CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: options.timeoutMs ?? 0 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

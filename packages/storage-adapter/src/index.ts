@@ -9,6 +9,7 @@ export { KnexAssetRepository } from './knex-asset-repository.js';
 export { KnexRunRepository } from './knex-run-repository.js';
 export { KnexGpuLedger } from './knex-gpu-ledger.js';
 export { LocalBlobStore } from './local-blob-store.js';
+export { makeDirectory, makeDirectoryAsync } from './make-directory.js';
 export { KnexMaintenanceLease } from './knex-maintenance-lease.js';
 export { KnexNamedLocks, type KnexNamedLocksOptions } from './knex-named-locks.js';
 export type { Knex as Database } from 'knex';

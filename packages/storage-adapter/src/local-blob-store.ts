@@ -7,11 +7,12 @@
  * @module
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, mkdirSync, readdirSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { createReadStream, readdirSync } from 'node:fs';
+import { link, lstat, open, readdir, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Blake3Hasher } from '@napi-rs/blake-hash';
 import { CoreError, type BlobStore, type ByteRange, type StagedBlob } from '@runload/core';
+import { makeDirectory, makeDirectoryAsync } from './make-directory.js';
 
 const HEAD_BYTES = 4100;
 const STAGING = '.staging';
@@ -35,7 +36,7 @@ export class LocalBlobStore implements BlobStore {
     private readonly openFile: (file: string, flags: string) => Promise<FileHandle> = open,
   ) {
     this.staging = path.join(root, STAGING);
-    mkdirSync(this.staging, { recursive: true });
+    makeDirectory(this.staging);
   }
 
   /**
@@ -191,7 +192,7 @@ export class LocalBlobStore implements BlobStore {
         );
       let outcome = await linkOnce('retry');
       if (outcome === 'no-directory') {
-        await mkdir(path.dirname(target), { recursive: true });
+        await makeDirectoryAsync(path.dirname(target));
         outcome = await linkOnce('fail');
       }
       const created = outcome === 'created';

@@ -3,9 +3,9 @@
  * CLI and a server can write side by side), or PostgreSQL for many instances.
  * @module
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { makeDirectory } from './make-directory.js';
 import { takeTurnsToWrite, WriteTurns, type RawSqliteConnection } from './sqlite-write-turns.js';
 import { cacheStatements, type CachingSqliteConnection } from './sqlite-statement-cache.js';
 
@@ -96,7 +96,7 @@ export function openDatabase(config: DatabaseConfig): Knex {
       acquireConnectionTimeout: 5000,
     });
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  makeDirectory(config.dataDir);
   const busyTimeoutMs = Math.max(0, Math.floor(config.busyTimeoutMs ?? 10_000));
   // Writers of this process queue up to the busy timeout (10 s when it is 0: queueing here is not
   // the contention with other processes that a timeout of 0 refuses).
