@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { makePng, type FakeComfyUI } from '@runload/fake-comfyui';
-import { cpuSeconds, percentile, threadCpuSeconds } from './harness.js';
+import { percentile, threadCpuSeconds } from './harness.js';
 import type { RunloadServer } from './http-paths.js';
 
 export const now = () => performance.timeOrigin + performance.now();
@@ -118,7 +118,6 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
   const until = now() + seconds * 1000;
   const statementsBefore = await statementsSent(client.url);
   const started = now();
-  const cpuBefore = cpuSeconds(serverPid);
   const threadsBefore = threadCpuSeconds(serverPid);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
@@ -128,8 +127,12 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
     roundTrips.push(roundTrip);
   });
   loop.disable();
-  const cpu = cpuSeconds(serverPid) - cpuBefore;
   const threadsAfter = threadCpuSeconds(serverPid);
+  // Per thread, and the whole process as their sum: one reading of /proc at each end, so the parts add up.
+  const mainUser = threadsAfter.mainUser - threadsBefore.mainUser;
+  const mainSystem = threadsAfter.mainSystem - threadsBefore.mainSystem;
+  const otherThreads = threadsAfter.otherThreads - threadsBefore.otherThreads;
+  const cpu = mainUser + mainSystem + otherThreads;
   const elapsed = (now() - started) / 1000;
   const statements = (await statementsSent(client.url)) - statementsBefore;
   const runs = Math.max(1, completed);
@@ -137,11 +140,7 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
     runsPerSecond: completed / elapsed,
     serverCores: cpu / elapsed,
     cpuMsPerRun: (cpu * 1000) / runs,
-    cpuMsPerRunByThread: {
-      mainUser: ((threadsAfter.mainUser - threadsBefore.mainUser) * 1000) / runs,
-      mainSystem: ((threadsAfter.mainSystem - threadsBefore.mainSystem) * 1000) / runs,
-      otherThreads: ((threadsAfter.otherThreads - threadsBefore.otherThreads) * 1000) / runs,
-    },
+    cpuMsPerRunByThread: { mainUser: (mainUser * 1000) / runs, mainSystem: (mainSystem * 1000) / runs, otherThreads: (otherThreads * 1000) / runs },
     statementsPerRun: statements / runs,
     roundTrip: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) },
     benchStallMs: loop.max / 1e6,
