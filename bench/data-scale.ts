@@ -62,7 +62,7 @@ async function queueRuns(db: Knex, accountId: string, appVersionId: string): Pro
   const others = (await db('accounts').whereNot({ id: accountId }).orderBy('id').limit(19).select('id')).map((r: { id: string }) => r.id);
   const now = Date.now();
   const runs = Array.from({ length: QUEUED }, (_, i) =>
-    newQueuedRun({ id: randomUUID(), accountId: i % 5 === 0 && others.length > 0 ? (others[i % others.length] as string) : accountId, appVersionId, createdAt: new Date(now - 60_000 + i), inputs: {}, workflow: {} }),
+    newQueuedRun({ id: randomUUID(), accountId: i % 5 === 0 && others.length > 0 ? (others[i % others.length] as string) : accountId, appVersionId, createdAt: new Date(now - 60_000 + i), inputs: {} }),
   );
   const repository = new KnexRunRepository(db);
   await Promise.all(runs.map((r) => repository.create(r)));

@@ -8,13 +8,13 @@
  * timestamps and the client's share one clock.
  * @module
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startFakeComfyUI } from '@runload/fake-comfyui';
 import { clientOf, createRun, endToEnd, fakeAlone, now, pollUntilDone, type Client, type Throughput } from './dispatch-client.js';
 import { percentile } from './harness.js';
-import { startRunload } from './http-paths.js';
+import { EXAMPLE_WORKFLOW, startRunload } from './http-paths.js';
 import { onCpuShares, perfAvailable } from './on-cpu-profile.js';
 import { largestProfile, summarizeProfileDir, topFrames } from './profile-summary.js';
 
@@ -101,6 +101,14 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   const deeper = await startRunload('dispatch-depth-16', { RUNLOAD_DISPATCH_DEPTH: '16' }, fake.url);
   const deeperRun = await endToEnd(await clientOf(deeper), deeper.pid, seconds, { warmUpSeconds });
   await deeper.stop();
+  // The same with a workflow of a real one's size: a run's cost should not grow with it.
+  const largeDir = mkdtempSync(path.join(os.tmpdir(), 'runload-bench-workflow-'));
+  const largeFile = path.join(largeDir, 'large.api.json');
+  writeFileSync(largeFile, JSON.stringify(paddedWorkflow(LARGE_WORKFLOW_KIB)));
+  const large = await startRunload('dispatch-depth-16-large', { RUNLOAD_DISPATCH_DEPTH: '16' }, fake.url, { workflowFile: largeFile });
+  const largeRun = await endToEnd(await clientOf(large), large.pid, seconds, { warmUpSeconds });
+  await large.stop();
+  rmSync(largeDir, { recursive: true, force: true });
   await fakeAlone(fake, workflow, 16, warmUpSeconds);
   const aloneRate = await fakeAlone(fake, workflow, 16, seconds);
   const shallowShare = share(runload, aloneRate);
@@ -117,6 +125,9 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
     `- the same with \`RUNLOAD_DISPATCH_DEPTH=16\` (every client's run sent to ComfyUI's own queue at once, as when the fake is driven alone): ${deeperRun.runsPerSecond.toFixed(0)} runs/s — ${deepShare.toFixed(3)} of the fake alone (target ≥ ${SHARE_DEPTH_16}): ${verdict(deepShare >= SHARE_DEPTH_16)}; ${cores(deeperRun)}`,
   );
   say(`  - server CPU per run at depth 16, polls included: ${deeperRun.cpuMsPerRun.toFixed(2)} ms (target ≤ ${CPU_MS_DEPTH_16} ms): ${verdict(deeperRun.cpuMsPerRun <= CPU_MS_DEPTH_16)}`);
+  say(
+    `  - the same with a ${LARGE_WORKFLOW_KIB} KiB workflow (real API-format workflows run from one to tens of KiB; the example is ${(readFileSync(EXAMPLE_WORKFLOW).length / 1024).toFixed(1)} KiB): ${largeRun.runsPerSecond.toFixed(0)} runs/s, ${largeRun.cpuMsPerRun.toFixed(2)} ms of server CPU per run, ${(largeRun.cpuMsPerRun / deeperRun.cpuMsPerRun).toFixed(2)}× the example's`,
+  );
   if (shallowShare < SHARE_DEPTH_1 || deepShare < SHARE_DEPTH_16) say(throughputBound(runload, deeperRun, aloneRate));
   if (!quick) {
     // Where the time goes, from a round of its own under the profiler (full runs only).
@@ -142,6 +153,18 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   }
   await fake.close();
   say('');
+}
+
+/** Size of the large workflow the depth-16 round is repeated with. */
+const LARGE_WORKFLOW_KIB = 24;
+
+/** The example workflow grown to about `kib` KiB by its first node's title (`_meta`, which ComfyUI ignores). */
+function paddedWorkflow(kib: number): Record<string, { _meta?: { title?: string } }> {
+  const workflow = JSON.parse(readFileSync(EXAMPLE_WORKFLOW, 'utf8')) as Record<string, { _meta?: { title?: string } }>;
+  const [first] = Object.values(workflow);
+  const missing = Math.max(0, kib * 1024 - JSON.stringify(workflow).length);
+  if (first) first._meta = { title: `${first._meta?.title ?? ''} ${'x'.repeat(missing)}` };
+  return workflow;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

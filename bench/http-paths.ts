@@ -53,8 +53,11 @@ export interface PreparedData {
   readonly app: string;
 }
 
-/** A data directory (or PostgreSQL database, through `extra`) with an account, a key and the example app. */
-export async function prepareRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { uploadMiB?: number } = {}): Promise<PreparedData> {
+/** The example app every bench server publishes unless told another workflow file. */
+export const EXAMPLE_WORKFLOW = path.join(ROOT, 'examples/workflows/image-blur.api.json');
+
+/** A data directory (or PostgreSQL database, through `extra`) with an account, a key and the example app (or `workflowFile`'s). */
+export async function prepareRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { uploadMiB?: number; workflowFile?: string } = {}): Promise<PreparedData> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `runload-bench-${name}-`));
   const limitsFile = path.join(dir, 'limits.json');
   writeFileSync(limitsFile, JSON.stringify(RAISED_LIMITS));
@@ -70,7 +73,7 @@ export async function prepareRunload(name: string, extra: Record<string, string>
   const account = await cli(['accounts', 'create', '--name', 'bench', '--tier', 'ultra'], env);
   const accountId = String(account['account_id']);
   const key = String((await cli(['keys', 'create', '--account', accountId], env))['api_key']);
-  const app = String((await cli(['apps', 'publish', '--name', 'b', '--workflow', path.join(ROOT, 'examples/workflows/image-blur.api.json')], env))['app_version_id']);
+  const app = String((await cli(['apps', 'publish', '--name', 'b', '--workflow', options.workflowFile ?? EXAMPLE_WORKFLOW], env))['app_version_id']);
   return { dir, env, key, accountId, app };
 }
 
@@ -92,8 +95,9 @@ export async function startOn(data: PreparedData, options: { profileDir?: string
 }
 
 /** A data directory with an account, a key and the example app, and the server on it. */
-export async function startRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { profileDir?: string; uploadMiB?: number } = {}): Promise<RunloadServer> {
-  const data = await prepareRunload(name, extra, fakeUrl, options.uploadMiB !== undefined ? { uploadMiB: options.uploadMiB } : {});
+export async function startRunload(name: string, extra: Record<string, string>, fakeUrl: string, options: { profileDir?: string; uploadMiB?: number; workflowFile?: string } = {}): Promise<RunloadServer> {
+  const { profileDir: _, ...prepare } = options;
+  const data = await prepareRunload(name, extra, fakeUrl, prepare);
   return startOn(data, options.profileDir ? { profileDir: options.profileDir } : {});
 }
 

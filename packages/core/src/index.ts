@@ -74,6 +74,7 @@ export * from './use-cases/delete-asset.js';
 export * from './use-cases/sweep-expired-assets.js';
 export * from './use-cases/remove-abandoned-assets.js';
 export * from './use-cases/describe-app-version.js';
+export * from './use-cases/run-workflows.js';
 export * from './use-cases/get-account-overview.js';
 export * from './use-cases/require-live-app-version.js';
 export * from './use-cases/admin/manage-accounts.js';

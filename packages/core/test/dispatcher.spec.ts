@@ -496,7 +496,7 @@ describe('Dispatcher', () => {
     t.w.ports.runs.claimMany = async (request, max) => {
       claiming = true;
       readsPerClaim.push(0);
-      for (const run of runs) request.place(run, [{ id: IN_MEMORY_BACKEND, room: 1, lastAppVersionId: null, lastPlacedAtMs: null }]);
+      for (const run of runs) request.place({ ...run, workflow: {} }, [{ id: IN_MEMORY_BACKEND, room: 1, lastAppVersionId: null, lastPlacedAtMs: null }]);
       const claimed = await claimMany(request, max);
       await new Promise((resolve) => setImmediate(resolve));
       claiming = false;

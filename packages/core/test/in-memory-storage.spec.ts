@@ -1,5 +1,5 @@
 import { InMemoryAccountRepository, InMemoryApiKeyRepository, InMemoryAppVersionRepository, InMemoryAssetRepository, InMemoryBlobStore, InMemoryGpuLedger, InMemoryMaintenanceLease, InProcessNamedLocks, InMemoryRunRepository } from '@runload/core/testing';
-import { describeAccountRepositoryContract, describeApiKeyRepositoryContract, describeAppVersionRepositoryContract, describeAssetRepositoryContract, describeBlobStoreContract, describeGpuLedgerContract, describeRunRepositoryContract, describeMaintenanceLeaseContract, describeNamedLocksContract } from '@runload/core/contract-tests';
+import { describeAccountRepositoryContract, describeApiKeyRepositoryContract, describeAppVersionRepositoryContract, describeAssetRepositoryContract, describeBlobStoreContract, describeGpuLedgerContract, describeRunRepositoryContract, describeMaintenanceLeaseContract, describeNamedLocksContract, STORAGE_CONTRACT_PARENTS } from '@runload/core/contract-tests';
 
 describeAccountRepositoryContract('in-memory', async () => ({ subject: new InMemoryAccountRepository() }));
 describeApiKeyRepositoryContract('in-memory', async () => ({ subject: new InMemoryApiKeyRepository() }));
@@ -8,7 +8,9 @@ describeAssetRepositoryContract('in-memory', async () => {
   const runs = new InMemoryRunRepository();
   return { subject: new InMemoryAssetRepository(runs), runs };
 });
-describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository() }));
+// The parent versions' workflows, as a database holds them in the versions' rows.
+const parentWorkflow = (id: string) => STORAGE_CONTRACT_PARENTS.appVersionWorkflows[id] ?? null;
+describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository(undefined, parentWorkflow) }));
 describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
 describeMaintenanceLeaseContract('in-memory', async () => ({ subject: new InMemoryMaintenanceLease() }));
 describeNamedLocksContract('in-process', async () => {

@@ -13,7 +13,7 @@ function world() {
   const follower = new PoolFollower({ registry: ports.backends, runs: ports.runs, executor: ports.executor, clock, timers: new ManualTimers(clock), log: () => undefined });
   /** A run the backend holds (placed there, not finished). */
   const hold = async (url: string): Promise<Run> => {
-    const run = { ...newQueuedRun({ id: ports.ids.uuid(), accountId: 'a', appVersionId: 'v', createdAt: clock.now(), inputs: {}, workflow: {}, webhook: null }), backendId: url, status: 'running' as const };
+    const run = { ...newQueuedRun({ id: ports.ids.uuid(), accountId: 'a', appVersionId: 'v', createdAt: clock.now(), inputs: {}, webhook: null }), backendId: url, status: 'running' as const };
     await ports.runs.create(run);
     return run;
   };

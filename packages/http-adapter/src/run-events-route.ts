@@ -34,7 +34,7 @@ export function runEventsRoute(api: RunloadApi) {
 }
 
 /** The stream of a run's records, each written as `frames` of this stream say. */
-export function eventStreamRoute(api: RunloadApi, frames: (ctx: RouteContext) => StreamFrames) {
+export function eventStreamRoute(api: RunloadApi, frames: (ctx: RouteContext, runId: string) => StreamFrames | Promise<StreamFrames>) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const raw = String((ctx.event.context.params as Record<string, string> | undefined)?.['id'] ?? '');
     if (!isUuid(raw)) throw new CoreError('RUN_NOT_FOUND', `Run ${raw} not found`);
@@ -65,7 +65,7 @@ export function eventStreamRoute(api: RunloadApi, frames: (ctx: RouteContext) =>
         stop();
       }
     };
-    const frame = frames(ctx);
+    const frame = await frames(ctx, raw.toLowerCase());
     const toPreview = frame.preview?.bind(frame);
     const sink: RunStreamSink = {
       record(view, last) {

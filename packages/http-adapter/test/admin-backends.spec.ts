@@ -46,7 +46,7 @@ for (const transport of TRANSPORTS) {
       const added = await send<Backend>('/api/v1/admin/backends', jsonInit({ url: 'http://gpu-1:8188' }, ops));
       const again = await send<{ error: { code: string } }>('/api/v1/admin/backends', jsonInit({ url: 'http://gpu-1:8188' }, ops));
       expect([again.status, again.body.error.code]).to.deep.equal([409, 'BACKEND_EXISTS']);
-      const run = { ...newQueuedRun({ id: h.ports.ids.uuid(), accountId: (await h.user()).accountId, appVersionId: h.appVersionId, createdAt: new Date(), inputs: {}, workflow: {}, webhook: null }), backendId: added.body.url, status: 'running' as const };
+      const run = { ...newQueuedRun({ id: h.ports.ids.uuid(), accountId: (await h.user()).accountId, appVersionId: h.appVersionId, createdAt: new Date(), inputs: {}, webhook: null }), backendId: added.body.url, status: 'running' as const };
       await h.ports.runs.create(run);
       const busy = await send<{ error: { code: string } }>(`/api/v1/admin/backends/${added.body.backend_id}`, { method: 'DELETE', headers: ops });
       expect([busy.status, busy.body.error.code]).to.deep.equal([409, 'BACKEND_BUSY']);

@@ -38,7 +38,7 @@ describe('HTTP webhook transport', () => {
   after(() => new Promise((r) => server.close(r)));
 
   const event = (url: string): WebhookEvent => {
-    const run = { ...newQueuedRun({ id: '6b0f6a35-3f0a-4c41-9d61-3f6f4d1c9a11', accountId: 'a', appVersionId: 'v', createdAt: new Date(0), inputs: {}, workflow: {} }), status: 'succeeded' as const };
+    const run = { ...newQueuedRun({ id: '6b0f6a35-3f0a-4c41-9d61-3f6f4d1c9a11', accountId: 'a', appVersionId: 'v', createdAt: new Date(0), inputs: {} }), status: 'succeeded' as const };
     return { id: 'msg_x_succeeded', accountId: 'a', runId: run.id, type: 'run.succeeded', url, occurredAt: new Date(1000), run, attempts: 0 };
   };
 

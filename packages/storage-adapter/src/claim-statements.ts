@@ -4,10 +4,11 @@
  * @module
  */
 import type { Knex } from 'knex';
-import type { ClaimRequest, FreeBackend, Run } from '@runload/core';
+import type { ClaimRequest, FreeBackend, Run, RunToPlace } from '@runload/core';
 import { placeholders, rawRows, toMs } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { toRun } from './run-row.js';
+import type { VersionWorkflows } from './version-workflows.js';
 import { ACTIVE_STATUSES } from './run-statements.js';
 
 const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -24,8 +25,8 @@ const LEASE_FREE = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_ex
 /** A waiting run a claim may take: not past its queue time (since ?), and no live lease (at ?). */
 const CLAIMABLE = `created_at >= ? AND ${LEASE_FREE}`;
 
-export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | null> {
-  return (await claimMany(db, request, 1))[0] ?? null;
+export async function claimNext(db: Knex, request: ClaimRequest, workflows: VersionWorkflows): Promise<Run | null> {
+  return (await claimMany(db, request, 1, workflows))[0] ?? null;
 }
 
 /**
@@ -33,20 +34,20 @@ export async function claimNext(db: Knex, request: ClaimRequest): Promise<Run | 
  * transaction that locks the backends' rows; SQLite with one read and one conditional write per
  * run (see `claimOnSqlite`).
  */
-export async function claimMany(db: Knex, request: ClaimRequest, max: number): Promise<Run[]> {
+export async function claimMany(db: Knex, request: ClaimRequest, max: number, workflows: VersionWorkflows): Promise<Run[]> {
   const offers = new Map(request.backends.filter((b) => b.capacity > 0).map((b) => [b.id, b.capacity]));
   if (offers.size === 0 || max < 1) return [];
   const known = knownBackendsOf(db);
-  if (dialectOf(db) === 'sqlite') return claimOnSqlite(db, request, offers, known, max);
+  if (dialectOf(db) === 'sqlite') return claimOnSqlite(db, request, offers, known, max, workflows);
   // Most wakes (a run finished, a slot freed) find nothing waiting: a read says so without taking
   // the backend rows that the claim locks (every instance is woken by each new run, and all but
   // one find it taken).
   if (!(await anyWaiting(db, request))) return [];
   // Claims on other backends go side by side; when the backends this one could use are all being
   // claimed on, it waits for them (in id order, so two claims never wait on each other).
-  const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known, max));
+  const first = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'skip-locked', known, max, workflows));
   if (first !== 'skipped') return first;
-  const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known, max));
+  const second = await db.transaction((trx) => claimInTransaction(trx, request, offers, 'wait', known, max, workflows));
   return second === 'skipped' ? [] : second;
 }
 
@@ -58,14 +59,14 @@ export async function claimMany(db: Knex, request: ClaimRequest, max: number): P
  * another process reads the order again. No transaction holds the write lock across statements,
  * so the other writes of this process (creates, finishes) never wait for a claim's round trips.
  */
-async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMap<string, number>, known: Set<string>, max: number): Promise<Run[]> {
+async function claimOnSqlite(db: Knex, request: ClaimRequest, offers: ReadonlyMap<string, number>, known: Set<string>, max: number, workflows: VersionWorkflows): Promise<Run[]> {
   const ids = [...offers.keys()].sort();
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     await insertBackendRows(db, unknown);
     unknown.forEach((id) => known.add(id));
   }
-  return claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false }, 'sqlite', max);
+  return claimWhileRoom(db, request, { ids, locked: null, offers, free: null, othersRows: [], others: null, drained: false, workflows }, 'sqlite', max);
 }
 
 /** The `dispatch_backends` rows of backends no claim has seen yet (a row another claim wrote first is kept). */
@@ -134,6 +135,7 @@ async function claimInTransaction(
   locking: Locking,
   knownBackends: Set<string>,
   max: number,
+  workflows: VersionWorkflows,
 ): Promise<Run[] | 'skipped'> {
   const ids = [...offers.keys()].sort();
   const unknown = ids.filter((id) => !knownBackends.has(id));
@@ -149,7 +151,7 @@ async function claimInTransaction(
   const skipped = locked.length < ids.length;
   const lockedIds = locked.map((b) => String(b['id']));
   const othersRows = skipped && locking === 'skip-locked' ? await lockedByOthers(trx, ids, lockedIds) : [];
-  const room: Room = { ids: lockedIds, locked, offers, free: null, othersRows, others: null, drained: false };
+  const room: Room = { ids: lockedIds, locked, offers, free: null, othersRows, others: null, drained: false, workflows };
   const claimed = locked.length > 0 ? await claimWhileRoom(trx, request, room, 'postgres', max) : [];
   return claimed.length === 0 && skipped ? 'skipped' : claimed;
 }
@@ -178,6 +180,8 @@ interface Room {
   others: FreeBackend[] | null;
   /** No waiting run is left to look at. */
   drained: boolean;
+  /** Where the candidates' workflows come from (their versions'), for placement. */
+  readonly workflows: VersionWorkflows;
 }
 
 /** The locked backends with room: their capacity less the runs they hold (of every instance). */
@@ -248,8 +252,12 @@ async function claimFor(trx: Knex, request: ClaimRequest, room: Room, dialect: '
     const others = room.others ?? [];
     if (free.length === 0) return null;
     let lost = false;
+    // A version is never removed (a foreign key keeps it): an empty workflow lacks nothing, and the
+    // dispatch of such a run would fail on its missing version.
+    const workflows = await room.workflows.of(trx, page.map((row) => String(row['app_version_id'])));
     for (const row of page) {
-      const candidate = toRun(row);
+      const run = toRun(row);
+      const candidate: RunToPlace = { ...run, workflow: workflows.get(run.appVersionId) ?? {} };
       const backendId = request.place(candidate, others.length > 0 ? [...free, ...others] : free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       const claimed = await reserve(trx, request, candidate, backendId, room.offers.get(backendId) ?? 0, dialect);

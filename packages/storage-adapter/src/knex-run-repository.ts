@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { decodeRunCursor, encodeRunCursor, type AuditEntry, type BackendUsage, type RunStatus, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
 import { claimMany, claimNext, FAILING_OVER, HOLDS_SLOT } from './claim-statements.js';
+import { VersionWorkflows } from './version-workflows.js';
 import { countStartingBefore, selectRunsWithPositions } from './queue-positions.js';
 import { rawRows } from './columns.js';
 import { dialectOf } from './open-database.js';
@@ -39,6 +40,8 @@ export class KnexRunRepository implements RunRepository {
   private readonly positions: TickBatch<Run, number>;
   private readonly polls: TickBatch<string, RunWithQueuePosition | null>;
   private readonly estimates: TickBatch<string, number>;
+  /** The workflows claims place runs with, read once per version. */
+  private readonly workflows = new VersionWorkflows();
 
   constructor(private readonly db: Knex) {
     this.skipLocked = dialectOf(db) === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
@@ -125,11 +128,11 @@ export class KnexRunRepository implements RunRepository {
   }
 
   claimMany(request: ClaimRequest, max: number): Promise<Run[]> {
-    return guarded(() => claimMany(this.db, request, max));
+    return guarded(() => claimMany(this.db, request, max, this.workflows));
   }
 
   claimNext(request: ClaimRequest): Promise<Run | null> {
-    return guarded(() => claimNext(this.db, request));
+    return guarded(() => claimNext(this.db, request, this.workflows));
   }
 
   acquireLease(id: string, owner: string, leaseExpiresAt: Date, now: Date): Promise<Run | null> {

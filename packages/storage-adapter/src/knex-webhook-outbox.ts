@@ -13,7 +13,7 @@ import { guarded } from './storage-errors.js';
 function toEvent(row: Record<string, unknown>): WebhookEvent {
   const snapshot = JSON.parse(String(row['run_snapshot'])) as Record<string, unknown>;
   // The snapshot leaves out what no event shows (the workflow, leases).
-  const run = toRun({ ...snapshot, workflow: '{}', backend_id: null, lease_owner: null, lease_expires_at: null, cancel_requested: false });
+  const run = toRun({ ...snapshot, backend_id: null, lease_owner: null, lease_expires_at: null, cancel_requested: false });
   return {
     id: String(row['id']),
     accountId: String(row['account_id']),

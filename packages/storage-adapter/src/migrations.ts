@@ -16,6 +16,7 @@ import { ASSETS_PENDING_MIGRATION } from './migration-assets-pending.js';
 import { COMFY_V2_MIGRATION } from './migration-comfy-v2.js';
 import { RUNS_WAITING_FOR_ROOM_MIGRATION } from './migration-runs-waiting-for-room.js';
 import { RUNS_PLACED_AT_MIGRATION } from './migration-runs-placed-at.js';
+import { RUNS_WITHOUT_WORKFLOW_MIGRATION } from './migration-runs-without-workflow.js';
 
 interface Migration {
   readonly name: string;
@@ -119,6 +120,7 @@ const MIGRATIONS: readonly Migration[] = [
   COMFY_V2_MIGRATION,
   RUNS_WAITING_FOR_ROOM_MIGRATION,
   RUNS_PLACED_AT_MIGRATION,
+  RUNS_WITHOUT_WORKFLOW_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

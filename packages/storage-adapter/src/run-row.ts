@@ -1,9 +1,9 @@
 /** Mapping between the `runs` table and the Run type. */
-import type { Run, RunError, RunInputs, RunMetrics, RunOutput, RunPatch, RunProgress, RunStatus, RunWebhook, WebhookEventType, Workflow } from '@runload/core';
+import type { Run, RunError, RunInputs, RunMetrics, RunOutput, RunPatch, RunProgress, RunStatus, RunWebhook, WebhookEventType } from '@runload/core';
 import { json, jsonOrNull, msOrNull, toDate, toDateOrNull } from './columns.js';
 
 export function toRun(row: Record<string, unknown>): Run {
-  const run = {
+  return {
     id: String(row['id']),
     accountId: String(row['account_id']),
     appVersionId: String(row['app_version_id']),
@@ -24,20 +24,6 @@ export function toRun(row: Record<string, unknown>): Run {
     requireLabels: row['require_labels'] ? json<Record<string, string>>(row['require_labels']) : {},
     attempts: Number(row['attempts'] ?? 0),
   };
-  return withLazyWorkflow(run, row['workflow']);
-}
-
-/**
- * The run with its workflow parsed on first read. Most reads of a run (every poll) never look at
- * it, and a real workflow is tens of KiB of JSON (about 5 µs to parse per KiB, as much as the rest
- * of a poll for 20 KiB). An own enumerable property: spreads, JSON and deep equality see it.
- */
-function withLazyWorkflow(run: Omit<Run, 'workflow'>, stored: unknown): Run {
-  let workflow: Workflow | undefined;
-  return Object.defineProperty(run, 'workflow', {
-    enumerable: true,
-    get: () => (workflow ??= json<Workflow>(stored)),
-  }) as Run;
 }
 
 // Integrations: `webhook_events` is stored as `,run.succeeded,run.failed,` so the outbox triggers can match one with a LIKE.
@@ -54,7 +40,6 @@ export function fromRun(run: Run): Record<string, unknown> {
     account_id: run.accountId,
     app_version_id: run.appVersionId,
     inputs: JSON.stringify(run.inputs),
-    workflow: JSON.stringify(run.workflow),
     created_at: run.createdAt.getTime(),
     ...(run.webhook ? { webhook_url: run.webhook.url, webhook_events: `,${run.webhook.events.join(',')},` } : {}),
     ...(Object.keys(run.requireLabels).length > 0 ? { require_labels: JSON.stringify(run.requireLabels) } : {}),

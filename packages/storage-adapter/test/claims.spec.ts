@@ -1,7 +1,7 @@
 /** Claims across instances: several connection pools on one database never hand a run out twice. */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { newQueuedRun, placeRun } from '@runload/core';
+import { newQueuedRun, placeRun, type Run } from '@runload/core';
 import { waitFor } from '@runload/core/testing';
 import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository } from '@runload/storage-adapter';
 import { seedAccountAndApp, TEST_DATABASES, useDatabase } from './databases.js';
@@ -16,7 +16,7 @@ for (const [name, open] of TEST_DATABASES) {
       const t = database.get();
       const db = t.db;
       const { accountId, appVersionId } = await seedAccountAndApp(db);
-      const made = Array.from({ length: 20 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + i), inputs: {}, workflow: {} }));
+      const made = Array.from({ length: 20 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + i), inputs: {} }));
       for (const r of made) await new KnexRunRepository(db).create(r);
       const pools = [db, t.another(), t.another()].map((d) => new KnexRunRepository(d));
       const now = new Date(T + 60_000);
@@ -64,29 +64,39 @@ for (const [name, open] of TEST_DATABASES) {
     it(`${name === 'SQLite' ? 'claims a run with one read and one conditional write, in no transaction' : 'reads first whether a run waits, then claims it in one transaction'}`, async () => {
       const t = database.get();
       const { accountId, appVersionId } = await seedAccountAndApp(t.db);
-      const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 1), inputs: {}, workflow: {} });
+      const [first, run] = [1, 2].map((ms) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + ms), inputs: {} })) as [Run, Run];
       const runs = new KnexRunRepository(t.db);
       const request = {
         owner: 'one-run',
         leaseExpiresAt: new Date(T + 120_000),
         now: new Date(T + 60_000),
         queuedSince: new Date(T),
-        backends: [{ id: `gpu-${randomUUID()}`, capacity: 1 }],
+        backends: [{ id: `gpu-${randomUUID()}`, capacity: 2 }],
         place: (_run: unknown, free: readonly { id: string }[]) => free[0]?.id ?? null,
       };
       const backend = request.backends[0]?.id;
       // A claim with nothing waiting: the backend's row is written the first time a claim sees it.
       expect(await runs.claimMany(request, 4)).to.deep.equal([]);
+      const statementsOf = async (claim: () => Promise<unknown>) => {
+        const seen: string[] = [];
+        const listener = (q: { sql: string }) => seen.push(q.sql);
+        t.db.on('query', listener);
+        try {
+          await claim();
+        } finally {
+          t.db.removeListener('query', listener);
+        }
+        return seen;
+      };
+      // The first claim of a version reads its workflow (for placement); later ones remember it.
+      await runs.create(first);
+      const firstClaim = await statementsOf(async () => expect((await runs.claimMany(request, 1)).map((r) => r.id)).to.deep.equal([first.id]));
+      expect(firstClaim.filter((sql) => /app_versions/.test(sql)), firstClaim.join('\n')).to.have.length(1);
       await runs.create(run);
-      const statements: string[] = [];
-      const listener = (q: { sql: string }) => statements.push(q.sql);
-      t.db.on('query', listener);
-      try {
-        const claimed = await runs.claimMany(request, 4);
+      const statements = await statementsOf(async () => {
+        const claimed = await runs.claimMany(request, 1);
         expect(claimed.map((r) => [r.id, r.backendId])).to.deep.equal([[run.id, backend]]);
-      } finally {
-        t.db.removeListener('query', listener);
-      }
+      });
       // The backend's last placement, for warm placement, is noted with the reservation.
       const noted = await t.db('dispatch_backends').where({ id: backend }).first('last_app_version_id', 'last_placed_at');
       expect({ version: noted?.last_app_version_id, at: Number(noted?.last_placed_at) }).to.deep.equal({ version: appVersionId, at: T + 60_000 });
@@ -106,7 +116,7 @@ for (const [name, open] of TEST_DATABASES) {
     it('never puts more runs on a backend than its capacity, whatever the claims of three instances at once', async () => {
       const t = database.get();
       const { accountId, appVersionId } = await seedAccountAndApp(t.db);
-      const made = Array.from({ length: 10 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100 + i), inputs: {}, workflow: {} }));
+      const made = Array.from({ length: 10 }, (_, i) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100 + i), inputs: {} }));
       for (const r of made) await new KnexRunRepository(t.db).create(r);
       const backend = `gpu-${randomUUID()}`;
       const pools = [t.db, t.another(), t.another()].map((d) => new KnexRunRepository(d));
@@ -137,10 +147,10 @@ for (const [name, open] of TEST_DATABASES) {
         const t = database.get();
         const { accountId, appVersionId } = await seedAccountAndApp(t.db);
         const backend = `gpu-${randomUUID()}`;
-        const waiting = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200), inputs: {}, workflow: {} });
+        const waiting = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200), inputs: {} });
         const runs = new KnexRunRepository(t.db);
         // Theirs is past this claim's queue time, so the claim's only candidate is the waiting run.
-        const theirs = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T - 1), inputs: {}, workflow: {} });
+        const theirs = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T - 1), inputs: {} });
         await runs.create(theirs);
         await runs.create(waiting);
         const request = { owner: 'late', leaseExpiresAt: new Date(T + 120_000), now: new Date(T + 60_000), queuedSince: new Date(T), backends: [{ id: backend, capacity: 1 }] };
@@ -193,7 +203,7 @@ for (const [name, open] of TEST_DATABASES) {
       it("leaves a run whose warm backend another claim holds to that backend, rather than put it cold on one it could lock", async () => {
         const t = database.get();
         const { accountId, appVersionId, warm, cold } = await warmAndCold(t);
-        const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100_000), inputs: {}, workflow: {} });
+        const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 100_000), inputs: {} });
         await new KnexRunRepository(t.db).create(run);
         // Another instance's claim has the warm backend's row.
         const elsewhere = await t.another().transaction();
@@ -217,10 +227,10 @@ for (const [name, open] of TEST_DATABASES) {
         const { accountId, appVersionId, warm, cold } = await warmAndCold(t);
         const runs = new KnexRunRepository(t.db);
         // The warm backend's one slot is taken by a run it is executing.
-        const busy = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_000), inputs: {}, workflow: {} });
+        const busy = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_000), inputs: {} });
         await runs.create(busy);
         await t.db('runs').where({ id: busy.id }).update({ status: 'running', backend_id: warm, lease_owner: 'elsewhere', lease_expires_at: T + 900_000 });
-        const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_001), inputs: {}, workflow: {} });
+        const run = newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 200_001), inputs: {} });
         await runs.create(run);
         const elsewhere = await t.another().transaction();
         await elsewhere.raw('SELECT id FROM dispatch_backends WHERE id = ? FOR UPDATE', [warm]);
@@ -243,7 +253,7 @@ for (const [name, open] of TEST_DATABASES) {
         const accounts = new KnexAccountRepository(t.db);
         for (const id of [busy, idle]) await accounts.create({ id, name: id, tier: 'ultra', status: 'active', createdAt: new Date(T) });
         await new KnexAppVersionRepository(t.db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
-        const queue = (accountId: string, at: number) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(at), inputs: {}, workflow: {} });
+        const queue = (accountId: string, at: number) => newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(at), inputs: {} });
         const [a1, a2, a3, b1] = [queue(busy, T + 1), queue(busy, T + 2), queue(busy, T + 3), queue(idle, T + 10)];
         for (const r of [a1, a2, a3, b1]) await new KnexRunRepository(t.db).create(r!);
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FillBlake3 } from '@runload/core';
 import { KnexAppVersionRepository, KnexAssetRepository, LocalBlobStore, migrate } from '@runload/storage-adapter';
-import { undoLatestMigration } from '../src/migrations.js';
+import { undoMigrationsAfter } from '../src/migrations.js';
 import { pgUrl, postgresDatabase, seedAccountAndApp, sqliteDatabase } from './databases.js';
 
 async function* bytes(text: string): AsyncIterable<Uint8Array> {
@@ -24,7 +24,7 @@ describe('upgrading to migration 011 (BLAKE3 and graph versions)', function () {
       const root = mkdtempSync(path.join(os.tmpdir(), 'runload-blobs-'));
       try {
         const { accountId, appVersionId } = await seedAccountAndApp(t.db);
-        await undoLatestMigration(t.db);
+        await undoMigrationsAfter(t.db, '010_backends');
         const blobs = new LocalBlobStore(root);
         const staged = await blobs.stage(bytes('abc'), { maxBytes: 10 });
         await staged.commit();
@@ -36,7 +36,7 @@ describe('upgrading to migration 011 (BLAKE3 and graph versions)', function () {
         expect(await new FillBlake3(assets, blobs).run()).to.equal(1);
         expect((await assets.findByBlake3(accountId, staged.blake3, new Date(2)))?.id).to.equal(id);
         expect((await new KnexAppVersionRepository(t.db).get(appVersionId))?.id).to.equal(appVersionId);
-        await undoLatestMigration(t.db);
+        await undoMigrationsAfter(t.db, '010_backends');
         expect(await t.db('assets').where({ id }).first('sha256')).to.deep.equal({ sha256: staged.sha256 });
       } finally {
         await t.close();

@@ -18,7 +18,7 @@ async function schemaOf(db: Knex): Promise<string[]> {
 }
 
 const aRun = (accountId: string, appVersionId: string, ms: number) =>
-  newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + ms), inputs: {}, workflow: {} });
+  newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + ms), inputs: {} });
 
 describe('SQLite database file', () => {
   let t: TestDatabase;

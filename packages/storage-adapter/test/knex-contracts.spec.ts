@@ -32,7 +32,8 @@ async function reset(db: Knex): Promise<Knex> {
     await db('accounts').insert({ id, name: 'parent', tier: 'starter', status: 'active', created_at: T });
   }
   for (const id of STORAGE_CONTRACT_PARENTS.appVersionIds) {
-    await db('app_versions').insert({ id, app_id: id, name: 'parent', workflow: '{}', inputs: '[]', created_at: T, deleted_at: null });
+    const workflow = JSON.stringify(STORAGE_CONTRACT_PARENTS.appVersionWorkflows[id]);
+    await db('app_versions').insert({ id, app_id: id, name: 'parent', workflow, inputs: '[]', created_at: T, deleted_at: null });
   }
   return db;
 }

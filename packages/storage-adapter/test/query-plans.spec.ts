@@ -28,7 +28,7 @@ describe('SQLite query plans of the hot queries', () => {
     await new KnexAppVersionRepository(t.db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
     runs = new KnexRunRepository(t.db);
     const rows = Array.from({ length: 1000 }, (_, i) =>
-      newQueuedRun({ id: randomUUID(), accountId: accountIds[i % accountIds.length] as string, appVersionId, createdAt: new Date(T + i), inputs: {}, workflow: {} }),
+      newQueuedRun({ id: randomUUID(), accountId: accountIds[i % accountIds.length] as string, appVersionId, createdAt: new Date(T + i), inputs: {} }),
     );
     for (const r of rows) await runs.create(r.createdAt.getTime() % 3 === 0 ? { ...r, status: 'succeeded', finishedAt: new Date(T + 1000) } : r);
     // Statistics as a production database would have them, so the plans are the ones it would use.
@@ -74,7 +74,7 @@ describe('SQLite query plans of the hot queries', () => {
       return runs.listByAccount(accountId, { limit: 20, after: first.nextCursor });
     }],
     ['poll of a waiting run, with its place', async () => runs.getWithQueuePosition((await runs.listByAccount(accountId, { limit: 1 })).runs[0]?.id as string)],
-    ['queue position', () => runs.queuePosition(newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 150), inputs: {}, workflow: {} }))],
+    ['queue position', () => runs.queuePosition(newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T + 150), inputs: {} }))],
     ['claim the next queued run', () => runs.claimNextQueued('d', new Date(T + 10_000), new Date(T + 5_000))],
     ['claim a run with a slot on a backend', () =>
       runs.claimNext({ owner: 'd', leaseExpiresAt: new Date(T + 10_000), now: new Date(T + 5_000), queuedSince: new Date(T), backends: [{ id: 'gpu', capacity: 1 }], place: (_run, free) => free[0]?.id ?? null })],

@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { CoreError } from '../domain/errors.js';
-import { newQueuedRun, type Run } from '../domain/run.js';
+import type { Workflow } from '../domain/app-version.js';
+import { newQueuedRun, type Run, type RunToPlace } from '../domain/run.js';
 import type { FreeBackend, RunRepository } from '../ports/run-repository.js';
 import { describeConcurrentRunCalls } from './run-repository-concurrency.contract.js';
 import { describeRunFailoverCalls } from './run-repository-failover.contract.js';
@@ -22,6 +23,11 @@ export const STORAGE_CONTRACT_PARENTS = {
     '00000000-0000-4000-8000-00000000a004',
   ],
   appVersionIds: ['00000000-0000-4000-8000-00000000b001', '00000000-0000-4000-8000-00000000b002'],
+  /** The versions' workflows, as the setup stores them: a claim places their runs with them. */
+  appVersionWorkflows: {
+    '00000000-0000-4000-8000-00000000b001': { '1': { class_type: 'CLIPTextEncode', inputs: { text: 'x', clip: ['4', 1] } } },
+    '00000000-0000-4000-8000-00000000b002': { '9': { class_type: 'SaveImage', inputs: { filename_prefix: 'out', images: ['8', 0] } } },
+  } as Readonly<Record<string, Workflow>>,
 } as const;
 
 const [ACCOUNT, OTHER_ACCOUNT] = STORAGE_CONTRACT_PARENTS.accountIds;
@@ -37,7 +43,6 @@ export function aContractRun(overrides: Partial<Run> = {}): Run {
     appVersionId: VERSION,
     createdAt: new Date(T),
     inputs: { '1:text': 'a cat', '2:seed': 42, '3:flag': true },
-    workflow: { '1': { class_type: 'CLIPTextEncode', inputs: { text: 'x', clip: ['4', 1] } } },
   });
   return { ...base, ...overrides };
 }
@@ -317,7 +322,7 @@ export function describeRunRepositoryContract(
 
       describe('claims with a slot on a backend', () => {
         const first = (_run: Run, free: readonly FreeBackend[]) => free[0]?.id ?? null;
-        const claim = (owner: string, backends: readonly { id: string; capacity: number }[], place = first, queuedSince = at(-1000)) =>
+        const claim = (owner: string, backends: readonly { id: string; capacity: number }[], place: (run: RunToPlace, free: readonly FreeBackend[]) => string | null = first, queuedSince = at(-1000)) =>
           runs.claimNext({ owner, leaseExpiresAt: at(200), now: at(100), queuedSince, backends, place });
 
         it('never places more runs on a backend than its capacity, counting the runs of every owner', async () => {
@@ -428,6 +433,20 @@ export function describeRunRepositoryContract(
           expect(claimed?.id).to.equal((runnable as Run).id);
           expect(claimed?.backendId).to.equal('gpu-a');
           expect(await claim('d1', [{ id: 'gpu-b', capacity: 1 }], capable), 'nothing else is placeable').to.equal(null);
+        });
+
+        it("offers each run for placement with its app version's workflow, and claims it without one", async () => {
+          const [one, other] = await store(queued(0), queued(1, { appVersionId: OTHER_VERSION }));
+          const seen = new Map<string, Workflow>();
+          const record = (run: RunToPlace, free: readonly FreeBackend[]) => {
+            seen.set(run.id, run.workflow);
+            return run.id === (other as Run).id ? (free[0]?.id ?? null) : null;
+          };
+          const claimed = await claim('d1', [{ id: 'gpu-a', capacity: 1 }], record);
+          expect(claimed?.id).to.equal((other as Run).id);
+          expect(seen.get((one as Run).id)).to.deep.equal(STORAGE_CONTRACT_PARENTS.appVersionWorkflows[VERSION]);
+          expect(seen.get((other as Run).id)).to.deep.equal(STORAGE_CONTRACT_PARENTS.appVersionWorkflows[OTHER_VERSION]);
+          expect(claimed, 'a claimed run is a run: its workflow stays with its version').to.not.have.property('workflow');
         });
 
         it('never claims a run past its queue time', async () => {

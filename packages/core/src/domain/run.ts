@@ -100,6 +100,11 @@ export interface RunMetrics {
 /** Input values as the caller sent them (after validation); media values are asset ids. */
 export type RunInputs = Record<string, string | number | boolean>;
 
+/**
+ * A run. Its workflow is its app version's, read from there when needed (dispatch, capability):
+ * versions never change and are never removed, so a run of a deleted app still finishes, and the
+ * run's own record (written at each change, read at each poll) stays small.
+ */
 export interface Run {
   readonly id: string;
   readonly accountId: string;
@@ -110,8 +115,6 @@ export interface Run {
   readonly finishedAt: Date | null;
   /** The caller's inputs (validated). */
   readonly inputs: RunInputs;
-  /** The run's own copy of the app version's workflow, so a deleted app still finishes. */
-  readonly workflow: Workflow;
   readonly progress: RunProgress | null;
   readonly outputs: readonly RunOutput[];
   readonly error: RunError | null;
@@ -131,10 +134,15 @@ export interface Run {
   readonly attempts: number;
 }
 
+/** A waiting run as a claim offers it for placement: with its version's workflow, which capability is judged on. */
+export interface RunToPlace extends Run {
+  readonly workflow: Workflow;
+}
+
 export const EMPTY_METRICS: RunMetrics = { queueMs: null, runMs: null, gpuSeconds: null };
 
 /** A new run, as it is when created: queued, nothing known yet. */
-export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'workflow' | 'webhook'> & Partial<Pick<Run, 'requireLabels'>>): Run {
+export function newQueuedRun(fields: Pick<Run, 'id' | 'accountId' | 'appVersionId' | 'createdAt' | 'inputs' | 'webhook'> & Partial<Pick<Run, 'requireLabels'>>): Run {
   return {
     webhook: null,
     requireLabels: {},

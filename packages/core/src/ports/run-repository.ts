@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../domain/audit.js';
-import type { Run, RunStatus } from '../domain/run.js';
+import type { Run, RunStatus, RunToPlace } from '../domain/run.js';
 
 /** A run and its place in the queue: null once it left the queue, 0 once a backend holds it. */
 export interface RunWithQueuePosition {
@@ -83,9 +83,9 @@ export interface ClaimRequest {
    * capable backend has room). Called inside the claim's transaction: synchronous and quick. The
    * list may also hold backends another instance's claim has at the moment (with their room as last
    * committed): a run placed on one of those is passed by, left to that claim, rather than put on a
-   * backend that is only second best for it.
+   * backend that is only second best for it. The run comes with its app version's workflow.
    */
-  place(run: Run, free: readonly FreeBackend[]): string | null;
+  place(run: RunToPlace, free: readonly FreeBackend[]): string | null;
   /**
    * Runs the claimer follows whose backend has finished with them (their outcome is being
    * stored): they take no room there any more, although they are not finished yet. Only the

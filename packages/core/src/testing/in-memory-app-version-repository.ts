@@ -1,4 +1,4 @@
-import type { AppVersion } from '../domain/app-version.js';
+import type { AppVersion, Workflow } from '../domain/app-version.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
 import type { AppVersionPage, AppVersionRepository } from '../ports/app-version-repository.js';
 import type { AuditEntry } from '../domain/audit.js';
@@ -18,6 +18,12 @@ export class InMemoryAppVersionRepository implements AppVersionRepository {
   async get(id: string): Promise<AppVersion | null> {
     const row = this.rows.get(id);
     return row ? structuredClone(row) : null;
+  }
+
+  /** A version's workflow, read at once (the in-memory run repository places runs with it). */
+  workflowOf(id: string): Workflow | null {
+    const row = this.rows.get(id);
+    return row ? structuredClone(row.workflow) : null;
   }
 
   async markDeleted(id: string, at: Date, audit?: AuditEntry): Promise<AppVersion | null> {

@@ -58,13 +58,14 @@ export type InMemoryPorts = RunloadPorts & {
 export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemoryPorts {
   const clock = options.clock ?? new SystemClock();
   const auditLog = new InMemoryAuditLog();
-  const runs = new InMemoryRunRepository(auditLog);
+  const appVersions = new InMemoryAppVersionRepository(auditLog);
+  const runs = new InMemoryRunRepository(auditLog, (id) => appVersions.workflowOf(id));
   const accounts = new InMemoryAccountRepository(auditLog);
   const gpuLedger = new InMemoryGpuLedger();
   return {
     accounts,
     apiKeys: new InMemoryApiKeyRepository(auditLog),
-    appVersions: new InMemoryAppVersionRepository(auditLog),
+    appVersions,
     assets: new InMemoryAssetRepository(runs),
     runs,
     blobs: new InMemoryBlobStore(),

@@ -1,4 +1,5 @@
 import { isFailingOver, isTerminal, isWaiting, placeInQueue, type Run } from '../domain/run.js';
+import type { Workflow } from '../domain/app-version.js';
 import type { BackendUsage, ClaimRequest, FreeBackend, RunPage, RunPatch, RunRepository, RunUpdateGuard, RunWithQueuePosition } from '../ports/run-repository.js';
 import { fairShareOrder } from '../domain/fair-share.js';
 import { decodeRunCursor, encodeRunCursor } from '../domain/run-cursor.js';
@@ -26,7 +27,15 @@ export class InMemoryRunRepository implements RunRepository {
   // Integrations: the in-memory outbox records events in the same step as the change (as the SQL triggers do).
   private readonly changeListeners = new Set<(before: Run, after: Run) => void>();
 
-  constructor(private readonly audit: InMemoryAuditLog = new InMemoryAuditLog()) {}
+  /**
+   * `workflowOf` gives an app version's workflow, which a claim places runs with (a database reads
+   * it from the version's row). Without it, or for a version it does not know, the workflow is
+   * empty: such a run lacks nothing on any backend.
+   */
+  constructor(
+    private readonly audit: InMemoryAuditLog = new InMemoryAuditLog(),
+    private readonly workflowOf: (appVersionId: string) => Workflow | null = () => null,
+  ) {}
 
   /** Calls `listener` synchronously inside every update that changes a run's status. */
   onStatusChange(listener: (before: Run, after: Run) => void): void {
@@ -113,7 +122,7 @@ export class InMemoryRunRepository implements RunRepository {
       ? [...this.rows.values()].filter((r) => isFailingOver(r) && leaseFree(r, now)).sort(oldestFirst)
       : this.fairOrder().filter((r) => leaseFree(r, now) && r.createdAt.getTime() >= request.queuedSince.getTime());
     for (const candidate of candidates) {
-      const backendId = request.place(structuredClone(candidate), free);
+      const backendId = request.place({ ...structuredClone(candidate), workflow: this.workflowOf(candidate.appVersionId) ?? {} }, free);
       if (backendId === null || !free.some((b) => b.id === backendId)) continue;
       this.placed.set(backendId, { lastAppVersionId: candidate.appVersionId, lastPlacedAtMs: now.getTime() });
       if (request.backends.find((b) => b.id === backendId)?.waitsForRoom) this.waitingForRoom.add(candidate.id);

@@ -7,12 +7,15 @@ import type { ExecutionJob, MediaFile } from '../ports/executor.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
 
 /**
- * The job for a run: its own workflow copy, its inputs, and its media inputs' bytes.
+ * The job for a run: its app version's workflow, its inputs, and its media inputs' bytes.
  * @throws CoreError ASSET_NOT_FOUND when a media input's asset no longer exists
+ * @throws CoreError APP_VERSION_NOT_FOUND when the run's version is not stored (versions are never
+ *   removed: only a database changed by hand lacks one)
  */
 export async function buildExecutionJob(run: Run, versions: AppVersionRepository, assets: AssetRepository, blobs: BlobStore): Promise<ExecutionJob> {
   const version = await versions.get(run.appVersionId);
-  const mediaKeys = new Set((version?.inputs ?? []).filter((i) => isMediaInputType(i.type)).map((i) => i.key));
+  if (!version) throw new CoreError('APP_VERSION_NOT_FOUND', `The run's app version ${run.appVersionId} is not stored`);
+  const mediaKeys = new Set(version.inputs.filter((i) => isMediaInputType(i.type)).map((i) => i.key));
   const media: Record<string, MediaFile> = {};
   for (const [key, value] of Object.entries(run.inputs)) {
     if (!mediaKeys.has(key)) continue;
@@ -30,5 +33,5 @@ export async function buildExecutionJob(run: Run, versions: AppVersionRepository
       },
     };
   }
-  return { runId: run.id, workflow: run.workflow, inputs: run.inputs, media };
+  return { runId: run.id, workflow: version.workflow, inputs: run.inputs, media };
 }

@@ -100,7 +100,6 @@ export class CreateRun {
         appVersionId: version.id,
         createdAt: this.clock.now(),
         inputs: values,
-        workflow: version.workflow,
         webhook: request.webhook,
         ...(version.requireLabels ? { requireLabels: version.requireLabels } : {}),
       });

@@ -4,13 +4,13 @@
  * one left unused longest, so the backends warm for other versions stay so.
  * @module
  */
-import type { Run } from '../domain/run.js';
+import type { RunToPlace } from '../domain/run.js';
 import type { FreeBackend } from '../ports/run-repository.js';
 
 /** What a backend lacks to run the run, or null when it can (the executor's `lacks`). */
-export type Lacks = (backendId: string, run: Run) => string | null;
+export type Lacks = (backendId: string, run: RunToPlace) => string | null;
 
-export function placeRun(run: Run, free: readonly FreeBackend[], lacks: Lacks): string | null {
+export function placeRun(run: RunToPlace, free: readonly FreeBackend[], lacks: Lacks): string | null {
   const capable = free.filter((b) => lacks(b.id, run) === null);
   const warm = capable.filter((b) => b.lastAppVersionId === run.appVersionId);
   if (warm.length > 0) return mostRoom(warm).id;

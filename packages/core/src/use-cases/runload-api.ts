@@ -38,6 +38,7 @@ import { CancelRun } from './cancel-run.js';
 import { ConsumeGeneralLimit } from './consume-general-limit.js';
 import { CreateRun } from './create-run.js';
 import { DescribeAppVersion } from './describe-app-version.js';
+import { RunWorkflows } from './run-workflows.js';
 import { GetAccountOverview } from './get-account-overview.js';
 import { DeleteAsset } from './delete-asset.js';
 import { GetAsset } from './get-asset.js';
@@ -107,6 +108,7 @@ export interface RunloadApi {
   readonly runAdmission: RunAdmission;
   readonly createRun: CreateRun;
   readonly getRun: GetRun;
+  readonly runWorkflows: RunWorkflows;
   readonly listRuns: ListRuns;
   readonly cancelRun: CancelRun;
   readonly uploadAsset: UploadAsset;
@@ -160,6 +162,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     listAssets: new ListAssets(p.assets, p.clock),
     deleteAsset: new DeleteAsset(p.assets, p.blobs, getAsset),
     describeAppVersion: new DescribeAppVersion(appVersions),
+    runWorkflows: new RunWorkflows(appVersions),
     listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids, limits, p.usage, runAdmission),
@@ -169,7 +172,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
     runPreviews: new RunPreviews(p.runs, p.previews),
-    ...poolUseCases(p),
+    ...poolUseCases(p, appVersions),
     authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
     adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
     supportRuns: new SupportRuns(p.runs, cancelRun),
@@ -182,7 +185,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
 }
 
 /** The pool's use cases on the ports. */
-function poolUseCases(p: RunloadPorts): Pick<RunloadApi, 'backends' | 'poolOverview'> {
+function poolUseCases(p: RunloadPorts, appVersions: AppVersionRepository): Pick<RunloadApi, 'backends' | 'poolOverview'> {
   const backends = new ManageBackends(p.backends, p.runs, p.clock, p.ids);
-  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor) };
+  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor, appVersions) };
 }

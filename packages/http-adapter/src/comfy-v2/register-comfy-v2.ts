@@ -56,7 +56,7 @@ export function registerComfyV2Routes(app: H3, deps: PipelineDeps, options: Comf
     { method: 'POST', path: '/jobs', kind: 'run', handler: postJobsRoute(api, options.maxJsonBytes) },
     { method: 'GET', path: '/jobs', kind: 'plain', handler: listJobsRoute(api) },
     { method: 'GET', path: '/jobs/:id', kind: 'plain', handler: getJobRoute(api) },
-    { method: 'GET', path: '/jobs/:id/events', kind: 'plain', handler: eventStreamRoute(api, (ctx) => v2EventFrames(api, ctx.principal, originOf(ctx))) },
+    { method: 'GET', path: '/jobs/:id/events', kind: 'plain', handler: eventStreamRoute(api, (ctx, runId) => v2EventFrames(api, ctx.principal, runId, originOf(ctx))) },
     { method: 'POST', path: '/jobs/:id/cancel', kind: 'plain', handler: cancelJobRoute(api) },
   ];
   for (const route of routes) {

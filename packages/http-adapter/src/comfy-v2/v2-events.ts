@@ -6,7 +6,7 @@
  * terminal `status`, which ends the stream, comes after the outputs. Events carry no `id`: the job's record is the state to resume from.
  * @module
  */
-import type { PreviewInfo, Principal, RetentionConfig, RunloadApi, RunView } from '@runload/core';
+import type { PreviewInfo, Principal, RetentionConfig, RunloadApi, RunView, Workflow } from '@runload/core';
 import type { StreamFrames } from '../run-events-route.js';
 import { presentV2Output, presentV2Progress } from './v2-presenters.js';
 
@@ -14,10 +14,15 @@ function frame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** One writer per stream: it remembers what it told, and tells only what changed. */
-export function v2EventFrames(api: RunloadApi, principal: Principal, origin: string): StreamFrames {
+/**
+ * One writer per stream: it remembers what it told, and tells only what changed. The run's
+ * workflow (its version's, which progress names nodes from) is read first.
+ * @throws CoreError RUN_NOT_FOUND when the caller has no such run
+ */
+export async function v2EventFrames(api: RunloadApi, principal: Principal, runId: string, origin: string): Promise<StreamFrames> {
+  const workflow = await api.runWorkflows.of((await api.getRun.execute(principal, runId)).run);
   return {
-    record: v2RecordFrames(origin, api.limits.retention),
+    record: v2RecordFrames(workflow, origin, api.limits.retention),
     // The v2 sends the image itself; the store keeps the latest, so this may be a newer one.
     preview: async (info: PreviewInfo) => {
       const preview = await api.runPreviews.latest(principal, info.runId);
@@ -26,7 +31,7 @@ export function v2EventFrames(api: RunloadApi, principal: Principal, origin: str
   };
 }
 
-function v2RecordFrames(origin: string, retention: RetentionConfig): StreamFrames['record'] {
+function v2RecordFrames(workflow: Workflow, origin: string, retention: RetentionConfig): StreamFrames['record'] {
   let status: string | null = null;
   let queuePosition: number | null = null;
   let progress = '';
@@ -40,7 +45,7 @@ function v2RecordFrames(origin: string, retention: RetentionConfig): StreamFrame
     // A new state is told first; the terminal one last, after the outputs it brought.
     if (!last) text += statusFrame;
     if (run.status === 'running' && status !== 'running' && status !== null) text += frame('log', { level: 'info', message: 'The job started' });
-    const snapshot = presentV2Progress(run);
+    const snapshot = presentV2Progress(run, workflow);
     const progressText = JSON.stringify(snapshot);
     if (snapshot && progressText !== progress) text += frame('progress', snapshot);
     progress = progressText;

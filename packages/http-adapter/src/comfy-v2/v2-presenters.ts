@@ -5,7 +5,7 @@
  * {@link NEVER} for one kept until deleted.
  * @module
  */
-import { expiryOf, mediaKindOf, type Asset, type RetentionConfig, type Run, type RunOutput } from '@runload/core';
+import { expiryOf, mediaKindOf, type Asset, type RetentionConfig, type Run, type RunOutput, type Workflow } from '@runload/core';
 
 export const V2_PREFIX = '/api/v2';
 
@@ -60,17 +60,17 @@ export function presentV2Output(run: Run, output: RunOutput, origin: string, ret
  * node running now counting for the part of its steps done: `value` is that fraction,
  * `nodes_done` the nodes finished. The steps of the running node are not kept apart (null).
  */
-export function presentV2Progress(run: Run) {
+export function presentV2Progress(run: Run, workflow: Workflow) {
   const p = run.progress;
   if (run.status === 'succeeded') {
-    const total = p ? Math.round(p.max) : Object.keys(run.workflow).length;
+    const total = p ? Math.round(p.max) : Object.keys(workflow).length;
     return { value: 1, nodes_done: total, nodes_total: total, current_node: null, current_node_class: null, step: null, steps: null, message: null };
   }
   if (!p) return null;
   const total = Math.max(0, Math.round(p.max));
   const value = p.max > 0 ? Math.min(1, Math.max(0, p.value / p.max)) : 0;
   const done = Math.min(total, Math.floor(Math.max(0, p.value)));
-  const nodeClass = p.nodeId === null ? null : (run.workflow[p.nodeId]?.class_type ?? null);
+  const nodeClass = p.nodeId === null ? null : (workflow[p.nodeId]?.class_type ?? null);
   return {
     value,
     nodes_done: done,
@@ -93,7 +93,8 @@ export function jobUrls(runId: string) {
   return { self, events: `${self}/events`, cancel: `${self}/cancel` };
 }
 
-export function presentJob(run: Run, queuePosition: number | null, origin: string, retention: RetentionConfig) {
+/** A run as a v2 job; `workflow` is its app version's (its progress counts and names its nodes). */
+export function presentJob(run: Run, workflow: Workflow, queuePosition: number | null, origin: string, retention: RetentionConfig) {
   return {
     id: run.id,
     status: run.status,
@@ -102,7 +103,7 @@ export function presentJob(run: Run, queuePosition: number | null, origin: strin
     completed_at: run.finishedAt?.toISOString() ?? null,
     expires_at: isoOrNever(expiryOf('output', run.finishedAt ?? run.createdAt, retention)),
     queue_position: run.status === 'queued' ? queuePosition : null,
-    progress: presentV2Progress(run),
+    progress: presentV2Progress(run, workflow),
     outputs: run.outputs.map((o) => presentV2Output(run, o, origin, retention)),
     error: run.error
       ? { code: errorCode(run.error.code), message: run.error.message, node_id: run.error.nodeId, class_type: run.error.nodeType, traceback: null }

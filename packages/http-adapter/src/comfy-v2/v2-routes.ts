@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { PageQuery, checkRequest, FromHashBody, JobBody } from '@runload/api-schema';
-import { blake3OfName, canonicalJson, CoreError, type RunloadApi, type Run } from '@runload/core';
+import { blake3OfName, canonicalJson, CoreError, type RunloadApi, type Run, type Workflow } from '@runload/core';
 import type { RouteContext, RouteResult } from '../api-route.js';
 import type { ErrorResponse } from '../error-response.js';
 import { fingerprint, idempotently, idempotentUpload } from '../idempotency.js';
@@ -102,7 +102,8 @@ export function postJobsRoute(api: RunloadApi, maxJsonBytes: number) {
     const body = checked<{ workflow: Record<string, unknown> }>(JobBody, await readJson(ctx, maxJsonBytes), 'A job is { workflow, extra_data? }');
     const origin = originOf(ctx);
     const result = await idempotently(ctx, api, () => fingerprint('POST /api/v2/jobs', canonicalJson(body.workflow)), async (hold) => {
-      const respond = (run: Run) => ({ status: 201, body: presentJob(run, null, origin, api.limits.retention), headers: {} });
+      // A new job waits: its progress is none yet, so the graph sent stands for its version's.
+      const respond = (run: Run) => ({ status: 201, body: presentJob(run, body.workflow as Workflow, null, origin, api.limits.retention), headers: {} });
       const created = await api.submitGraph.execute({ principal: ctx.principal, workflow: body.workflow, ...(hold ? { idempotency: { hold, respond } } : {}) });
       return { ...respond(created.run), windows: created.windows, quota: created.quota };
     });
@@ -116,20 +117,23 @@ export function listJobsRoute(api: RunloadApi) {
     const limit = pageLimit(query.limit);
     const page = await api.listRuns.execute(ctx.principal, { ...(limit !== undefined ? { limit } : {}), cursor: query.cursor ?? null });
     const origin = originOf(ctx);
-    return { status: 200, body: { jobs: page.runs.map((r) => presentJob(r, null, origin, api.limits.retention)), next_cursor: page.nextCursor } };
+    const workflows = await api.runWorkflows.ofAll(page.runs);
+    const jobs = page.runs.map((r) => presentJob(r, workflows.get(r.appVersionId) as Workflow, null, origin, api.limits.retention));
+    return { status: 200, body: { jobs, next_cursor: page.nextCursor } };
   };
 }
 
 export function getJobRoute(api: RunloadApi) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const view = await api.getRun.execute(ctx.principal, idParam(ctx.event, jobNotFound(ctx)));
-    return { status: 200, body: presentJob(view.run, view.queuePosition, originOf(ctx), api.limits.retention) };
+    const workflow = await api.runWorkflows.of(view.run);
+    return { status: 200, body: presentJob(view.run, workflow, view.queuePosition, originOf(ctx), api.limits.retention) };
   };
 }
 
 export function cancelJobRoute(api: RunloadApi) {
   return async (ctx: RouteContext): Promise<RouteResult> => {
     const run = await api.cancelRun.execute(ctx.principal, idParam(ctx.event, jobNotFound(ctx)));
-    return { status: 200, body: presentJob(run, null, originOf(ctx), api.limits.retention) };
+    return { status: 200, body: presentJob(run, await api.runWorkflows.of(run), null, originOf(ctx), api.limits.retention) };
   };
 }

@@ -4,7 +4,9 @@
  * run them, all such are full) or for capability (no backend of the pool can run them).
  * @module
  */
+import type { Workflow } from '../../domain/app-version.js';
 import { isWaiting } from '../../domain/run.js';
+import type { AppVersionRepository } from '../../ports/app-version-repository.js';
 import type { Executor } from '../../ports/executor.js';
 import type { RunRepository } from '../../ports/run-repository.js';
 import type { BackendView, ManageBackends } from './manage-backends.js';
@@ -25,6 +27,7 @@ export class PoolOverview {
     private readonly backends: ManageBackends,
     private readonly runs: RunRepository,
     private readonly executor: Executor,
+    private readonly versions: AppVersionRepository,
   ) {}
 
   async report(now: Date): Promise<PoolOverviewReport> {
@@ -34,8 +37,12 @@ export class PoolOverview {
       this.runs.listFailingOver(WAITING_LOOKED_AT),
     ]);
     const waiting = [...queuedRuns.filter(isWaiting), ...failingOver];
+    const workflows = await this.workflowsOf(new Set(waiting.map((r) => r.appVersionId)));
     let capability = 0;
-    for (const run of waiting) if (this.executor.missingEverywhere(run) !== null) capability += 1;
+    for (const run of waiting) {
+      const work = { workflow: workflows.get(run.appVersionId) ?? {}, inputs: run.inputs, requireLabels: run.requireLabels };
+      if (this.executor.missingEverywhere(work) !== null) capability += 1;
+    }
     const held = backends.reduce((n, b) => n + b.held, 0);
     const placedQueued = queuedRuns.length - queuedRuns.filter(isWaiting).length;
     return {
@@ -45,5 +52,11 @@ export class PoolOverview {
       waitingForCapacity: waiting.length - capability,
       waitingForCapability: capability,
     };
+  }
+
+  /** The waiting runs' workflows: their app versions' (versions never change: read once each). */
+  private async workflowsOf(versionIds: ReadonlySet<string>): Promise<Map<string, Workflow>> {
+    const versions = await Promise.all([...versionIds].map((id) => this.versions.get(id)));
+    return new Map(versions.flatMap((v) => (v ? [[v.id, v.workflow] as const] : [])));
   }
 }

@@ -1,0 +1,32 @@
+/**
+ * A run's workflow, for what shows it (the Comfy API v2's job view counts its nodes and names the
+ * one running). It is the run's app version's: versions never change and are never removed, so a
+ * run keeps no copy of its own.
+ * @module
+ */
+import type { Workflow } from '../domain/app-version.js';
+import { CoreError } from '../domain/errors.js';
+import type { Run } from '../domain/run.js';
+import type { AppVersionRepository } from '../ports/app-version-repository.js';
+
+export class RunWorkflows {
+  constructor(private readonly versions: AppVersionRepository) {}
+
+  /**
+   * The workflow of the run's app version.
+   * @throws CoreError APP_VERSION_NOT_FOUND when the version is not stored (only a database changed
+   *   by hand lacks one)
+   */
+  async of(run: Pick<Run, 'appVersionId'>): Promise<Workflow> {
+    const version = await this.versions.get(run.appVersionId);
+    if (!version) throw new CoreError('APP_VERSION_NOT_FOUND', `The run's app version ${run.appVersionId} is not stored`);
+    return version.workflow;
+  }
+
+  /** The workflows of these runs' versions, by version id (each version read once). */
+  async ofAll(runs: readonly Pick<Run, 'appVersionId'>[]): Promise<Map<string, Workflow>> {
+    const ids = [...new Set(runs.map((r) => r.appVersionId))];
+    const workflows = await Promise.all(ids.map((appVersionId) => this.of({ appVersionId })));
+    return new Map(ids.map((id, i) => [id, workflows[i] as Workflow]));
+  }
+}
