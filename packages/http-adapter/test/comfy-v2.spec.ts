@@ -8,6 +8,7 @@ import { buildComfyV2Document } from '@runload/api-schema';
 import { createResponseChecker, type ResponseChecker } from '@runload/api-schema/testing';
 import { StaticNodeCatalog } from '@runload/core/testing';
 import { jsonInit, leftovers, makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
+import { SseReader } from './sse-client.js';
 
 const CATALOG = new StaticNodeCatalog({
   LoadImage: { input: { required: { image: [['example.png'], { image_upload: true }] } } },
@@ -164,6 +165,30 @@ for (const transport of TRANSPORTS) {
       const other = await submit(alice, { workflow: { ...graphWith(ref(asset.id)), '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 5, sigma: 1 } } } }, key);
       expect(other.status).to.equal(422);
       expect(((await other.json()) as { error: { code: string } }).error.code).to.equal('idempotency_key_reuse');
+    });
+
+    it("names the running node's class and counts a job's nodes from its graph, in the job, the list and the event stream", async () => {
+      const asset = await uploaded(alice);
+      const { id } = (await (await submit(alice, { workflow: graphWith(ref(asset.id)) })).json()) as { id: string };
+      type V2Job = { id: string; progress: Record<string, unknown> | null };
+      const job = async () => (await (await h.request(`/api/v2/jobs/${id}`, { headers: alice.auth })).json()) as V2Job;
+      // The run as a dispatcher records it: node 2 (the blur) running, one and a half nodes of three done.
+      await h.ports.runs.update(id, { status: 'running', startedAt: h.clock.now(), progress: { value: 1.5, max: 3, nodeId: '2' } });
+      const running = { nodes_done: 1, nodes_total: 3, current_node: '2', current_node_class: 'ImageBlur', message: '1/3 nodes, running ImageBlur' };
+      expect((await job()).progress).to.deep.include(running);
+      const listed = (await (await h.request('/api/v2/jobs', { headers: alice.auth })).json()) as { jobs: V2Job[] };
+      expect(listed.jobs.find((j) => j.id === id)?.progress).to.deep.include(running);
+      const sse = new SseReader(await h.request(`/api/v2/jobs/${id}/events`, { headers: alice.auth }));
+      try {
+        let event = await sse.next();
+        while (event && event.event !== 'progress') event = await sse.next();
+        expect(JSON.parse(event?.data ?? 'null')).to.deep.include(running);
+      } finally {
+        await sse.cancel();
+      }
+      // Every node taken from ComfyUI's cache: no progress was recorded, and the graph's nodes count.
+      await h.ports.runs.update(id, { status: 'succeeded', finishedAt: h.clock.now(), progress: null });
+      expect((await job()).progress).to.deep.include({ value: 1, nodes_done: 3, nodes_total: 3, current_node: null });
     });
 
     it('carries the rate-limit headers, the run windows on POST /jobs', async () => {
