@@ -34,13 +34,13 @@ export async function createRun(c: Client, inputs: Record<string, unknown> = {})
  * Polls until the run is terminal (back to back, or every `intervalMs`); resolves with its
  * status, when it was seen and when the poll that saw it was sent.
  */
-export async function pollUntilDone(c: Client, runId: string, intervalMs = 0): Promise<{ status: string; seenAt: number; sentAt: number }> {
-  for (;;) {
+export async function pollUntilDone(c: Client, runId: string, intervalMs = 0): Promise<{ status: string; seenAt: number; sentAt: number; polls: number }> {
+  for (let polls = 1; ; polls += 1) {
     const sentAt = now();
     const res = await fetch(`${c.url}/api/v1/runs/${runId}`, { headers: c.auth });
     const seenAt = now();
     const { status } = (await res.json()) as { status: string };
-    if (TERMINAL.has(status)) return { status, seenAt, sentAt };
+    if (TERMINAL.has(status)) return { status, seenAt, sentAt, polls };
     if (intervalMs > 0) await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -95,6 +95,8 @@ export interface Throughput {
   readonly cpuMsPerRunByThread: { readonly mainUser: number; readonly mainSystem: number; readonly otherThreads: number };
   /** SQL statements the server sent per completed run, polls included (its `/metrics` counter). */
   readonly statementsPerRun: number;
+  /** Polls the clients sent per completed run. */
+  readonly pollsPerRun: number;
   /** From each create request to the poll that saw its run succeeded, in ms: p50 and p99. */
   readonly roundTrip: { readonly p50: number; readonly p99: number };
   /**
@@ -114,6 +116,7 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
   // long-running server paid once, long ago.
   if (options.warmUpSeconds) await drive(client, now() + options.warmUpSeconds * 1000, options);
   let completed = 0;
+  let polls = 0;
   const roundTrips: number[] = [];
   const until = now() + seconds * 1000;
   const statementsBefore = await statementsSent(client.url);
@@ -121,7 +124,8 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
   const threadsBefore = threadCpuSeconds(serverPid);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
-  await drive(client, until, options, (status, roundTrip) => {
+  await drive(client, until, options, (status, roundTrip, runPolls) => {
+    polls += runPolls;
     if (status !== 'succeeded') return;
     completed += 1;
     roundTrips.push(roundTrip);
@@ -142,19 +146,20 @@ export async function endToEnd(client: Client, serverPid: number, seconds: numbe
     cpuMsPerRun: (cpu * 1000) / runs,
     cpuMsPerRunByThread: { mainUser: (mainUser * 1000) / runs, mainSystem: (mainSystem * 1000) / runs, otherThreads: (otherThreads * 1000) / runs },
     statementsPerRun: statements / runs,
+    pollsPerRun: polls / runs,
     roundTrip: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) },
     benchStallMs: loop.max / 1e6,
   };
 }
 
 /** `clients` loops until `until`: each creates a run and polls it every `pollMs` until it is done. */
-async function drive(client: Client, until: number, options: { clients?: number; pollMs?: number }, done: (status: string, roundTripMs: number) => void = () => undefined): Promise<void> {
+async function drive(client: Client, until: number, options: { clients?: number; pollMs?: number }, done: (status: string, roundTripMs: number, polls: number) => void = () => undefined): Promise<void> {
   await Promise.all(
     Array.from({ length: options.clients ?? 16 }, async () => {
       while (now() < until) {
         const sentAt = now();
-        const { status, seenAt } = await pollUntilDone(client, await createRun(client), options.pollMs ?? 5);
-        done(status, seenAt - sentAt);
+        const { status, seenAt, polls } = await pollUntilDone(client, await createRun(client), options.pollMs ?? 5);
+        done(status, seenAt - sentAt, polls);
       }
     }),
   );

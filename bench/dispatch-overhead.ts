@@ -27,7 +27,7 @@ const CPU_MS_DEPTH_16 = 1.5;
 const ROUND_TRIP_P99_OVER_P50 = 3;
 
 const cores = (t: Throughput) =>
-  `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(2)} ms of CPU per run (${byThread(t)}) and sent ${t.statementsPerRun.toFixed(1)} SQL statements per run, polls included`;
+  `the server used ${(t.serverCores * 100).toFixed(0)}% of one core (its threads included), ${t.cpuMsPerRun.toFixed(2)} ms of CPU per run (${byThread(t)}) and sent ${t.statementsPerRun.toFixed(1)} SQL statements per run, polls included (${t.pollsPerRun.toFixed(1)} polls per run)`;
 
 /** Where a run's CPU went by thread: the event loop's own work, and what it handed to other threads. */
 const byThread = (t: Throughput) => {
