@@ -3,8 +3,8 @@
  * registration and its lapse, drains that end, DNS names followed.
  */
 import { expect } from 'chai';
-import { CoreError, DnsDiscovery, ManageBackends, newQueuedRun, PoolFollower, type Run } from '@runload/core';
-import { createInMemoryPorts, FakeClock, InMemoryNameResolver, ManualTimers, SequentialIds } from '@runload/core/testing';
+import { CoreError, DnsDiscovery, ManageBackends, newQueuedRun, PoolFollower, PoolOverview, RunWorkflows, type Run, type Workflow } from '@runload/core';
+import { createInMemoryPorts, FakeClock, InMemoryExecutor, InMemoryNameResolver, ManualTimers, SequentialIds } from '@runload/core/testing';
 
 function world() {
   const clock = new FakeClock(Date.UTC(2026, 5, 1));
@@ -107,6 +107,22 @@ describe('the pool: a GPU machine registers itself with a lease', () => {
     await manage.deregister('http://10.0.0.5:8188');
     await follower.refresh();
     expect(await urls()).to.deep.equal([]);
+  });
+});
+
+describe('the pool at a glance', () => {
+  it("tells the waiting runs no backend can run (their version's workflow needs what none has) from those waiting for room", async () => {
+    const { clock, ports, manage } = world();
+    const publish = async (id: string, workflow: Workflow) =>
+      ports.appVersions.create({ id, appId: id, name: id, workflow, inputs: [], createdAt: clock.now(), deletedAt: null });
+    await publish('plain', { '1': { class_type: 'SaveImage', inputs: {} } });
+    await publish('fancy', { '1': { class_type: 'FancyUpscaler', inputs: {} }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0] } } });
+    (ports.executor as InMemoryExecutor).missing.add('FancyUpscaler');
+    for (const appVersionId of ['fancy', 'plain', 'fancy']) {
+      await ports.runs.create(newQueuedRun({ id: ports.ids.uuid(), accountId: 'a', appVersionId, createdAt: clock.now(), inputs: {} }));
+    }
+    const report = await new PoolOverview(manage, ports.runs, ports.executor, new RunWorkflows(ports.appVersions)).report(clock.now());
+    expect(report).to.deep.include({ queued: 3, waitingForCapacity: 1, waitingForCapability: 2 });
   });
 });
 

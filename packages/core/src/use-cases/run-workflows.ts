@@ -23,10 +23,9 @@ export class RunWorkflows {
     return version.workflow;
   }
 
-  /** The workflows of these runs' versions, by version id (each version read once). */
+  /** The workflows of these runs' versions, by version id (each version read once; one not stored is left out). */
   async ofAll(runs: readonly Pick<Run, 'appVersionId'>[]): Promise<Map<string, Workflow>> {
-    const ids = [...new Set(runs.map((r) => r.appVersionId))];
-    const workflows = await Promise.all(ids.map((appVersionId) => this.of({ appVersionId })));
-    return new Map(ids.map((id, i) => [id, workflows[i] as Workflow]));
+    const versions = await Promise.all([...new Set(runs.map((r) => r.appVersionId))].map((id) => this.versions.get(id)));
+    return new Map(versions.flatMap((v) => (v ? [[v.id, v.workflow] as const] : [])));
   }
 }

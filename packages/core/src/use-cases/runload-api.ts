@@ -145,6 +145,7 @@ export const RUNLOAD_API = Symbol.for('runload.core.RunloadApi');
 export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): RunloadApi {
   const runAdmission = new RunAdmission(p.limiter, p.gpuLedger, p.runs, p.clock, limits, p.locks ?? new InProcessNamedLocks());
   const appVersions = new RecentAppVersions(p.appVersions, p.clock);
+  const runWorkflows = new RunWorkflows(appVersions);
   const getAsset = new GetAsset(p.assets, p.blobs, p.clock);
   const cancelRun = new CancelRun(p.runs, p.workSignal, p.clock, p.ids);
   const createRun = new CreateRun(appVersions, p.assets, p.runs, p.executor, runAdmission, p.workSignal, p.clock, p.ids, p.idempotency, p.webhookTransport, limits.retention);
@@ -162,7 +163,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     listAssets: new ListAssets(p.assets, p.clock),
     deleteAsset: new DeleteAsset(p.assets, p.blobs, getAsset),
     describeAppVersion: new DescribeAppVersion(appVersions),
-    runWorkflows: new RunWorkflows(appVersions),
+    runWorkflows,
     listApps: new ListApps(appVersions),
     accountOverview: new GetAccountOverview(runAdmission, limits),
     accounts: new ManageAccounts(p.accounts, p.clock, p.ids, limits, p.usage, runAdmission),
@@ -172,7 +173,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
     webhookSecrets: new ManageWebhookSecrets(p.accounts, p.webhookSecrets, p.clock),
     runStreams: new RunStreams(p.runs, p.streamSlots, p.workSignal, p.clock, p.ids, { previews: p.previews }),
     runPreviews: new RunPreviews(p.runs, p.previews),
-    ...poolUseCases(p, appVersions),
+    ...poolUseCases(p, runWorkflows),
     authenticateAdmin: new AuthenticateAdmin(p.adminTokens, p.limiter, limits, p.clock),
     adminTokens: new ManageAdminTokens(p.adminTokens, p.clock, p.ids),
     supportRuns: new SupportRuns(p.runs, cancelRun),
@@ -185,7 +186,7 @@ export function createRunloadApi(p: RunloadPorts, limits: LimitsConfig): Runload
 }
 
 /** The pool's use cases on the ports. */
-function poolUseCases(p: RunloadPorts, appVersions: AppVersionRepository): Pick<RunloadApi, 'backends' | 'poolOverview'> {
+function poolUseCases(p: RunloadPorts, runWorkflows: RunWorkflows): Pick<RunloadApi, 'backends' | 'poolOverview'> {
   const backends = new ManageBackends(p.backends, p.runs, p.clock, p.ids);
-  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor, appVersions) };
+  return { backends, poolOverview: new PoolOverview(backends, p.runs, p.executor, runWorkflows) };
 }

@@ -118,7 +118,7 @@ export function listJobsRoute(api: RunloadApi) {
     const page = await api.listRuns.execute(ctx.principal, { ...(limit !== undefined ? { limit } : {}), cursor: query.cursor ?? null });
     const origin = originOf(ctx);
     const workflows = await api.runWorkflows.ofAll(page.runs);
-    const jobs = page.runs.map((r) => presentJob(r, workflows.get(r.appVersionId) as Workflow, null, origin, api.limits.retention));
+    const jobs = page.runs.map((r) => presentJob(r, workflows.get(r.appVersionId) ?? {}, null, origin, api.limits.retention));
     return { status: 200, body: { jobs, next_cursor: page.nextCursor } };
   };
 }

@@ -4,11 +4,10 @@
  * run them, all such are full) or for capability (no backend of the pool can run them).
  * @module
  */
-import type { Workflow } from '../../domain/app-version.js';
 import { isWaiting } from '../../domain/run.js';
-import type { AppVersionRepository } from '../../ports/app-version-repository.js';
 import type { Executor } from '../../ports/executor.js';
 import type { RunRepository } from '../../ports/run-repository.js';
+import type { RunWorkflows } from '../run-workflows.js';
 import type { BackendView, ManageBackends } from './manage-backends.js';
 
 export interface PoolOverviewReport {
@@ -27,7 +26,7 @@ export class PoolOverview {
     private readonly backends: ManageBackends,
     private readonly runs: RunRepository,
     private readonly executor: Executor,
-    private readonly versions: AppVersionRepository,
+    private readonly runWorkflows: RunWorkflows,
   ) {}
 
   async report(now: Date): Promise<PoolOverviewReport> {
@@ -37,7 +36,7 @@ export class PoolOverview {
       this.runs.listFailingOver(WAITING_LOOKED_AT),
     ]);
     const waiting = [...queuedRuns.filter(isWaiting), ...failingOver];
-    const workflows = await this.workflowsOf(new Set(waiting.map((r) => r.appVersionId)));
+    const workflows = await this.runWorkflows.ofAll(waiting);
     let capability = 0;
     for (const run of waiting) {
       const work = { workflow: workflows.get(run.appVersionId) ?? {}, inputs: run.inputs, requireLabels: run.requireLabels };
@@ -52,11 +51,5 @@ export class PoolOverview {
       waitingForCapacity: waiting.length - capability,
       waitingForCapability: capability,
     };
-  }
-
-  /** The waiting runs' workflows: their app versions' (versions never change: read once each). */
-  private async workflowsOf(versionIds: ReadonlySet<string>): Promise<Map<string, Workflow>> {
-    const versions = await Promise.all([...versionIds].map((id) => this.versions.get(id)));
-    return new Map(versions.flatMap((v) => (v ? [[v.id, v.workflow] as const] : [])));
   }
 }
