@@ -15,6 +15,7 @@ export * from './domain/run-change.js';
 export * from './domain/limits.js';
 export * from './domain/limit-window.js';
 export * from './domain/workflow.js';
+export * from './domain/output-nodes.js';
 export * from './domain/fair-share.js';
 export * from './domain/input-validation.js';
 

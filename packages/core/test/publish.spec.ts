@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { CoreError } from '@runload/core';
+import { CoreError, ManageApps } from '@runload/core';
+import { createInMemoryPorts, SequentialIds, StaticNodeCatalog } from '@runload/core/testing';
 import { makeWorld } from './fixture.js';
 
 describe('ManageApps.publish', () => {
@@ -51,5 +52,27 @@ describe('ManageApps.publish', () => {
     const message = (p: Promise<unknown>) => p.then(() => 'published', (e: Error & { code?: string }) => `${e.code}: ${e.message}`);
     expect(await message(w.api.apps.publish({ name: 'e', workflow: w.app.workflow, expose: ['1:image', '3:text', '1:image'] }))).to.equal('INVALID_WORKFLOW: --expose names 1:image twice');
     expect(await message(w.api.apps.publish({ name: 'a', workflow: w.app.workflow, appId: 'not-a-uuid' }))).to.equal('INVALID_REQUEST: --app must be an app id (a UUID), got "not-a-uuid"');
+  });
+
+  it('refuses a workflow with no output node when a backend says which classes are, and publishes it when one is unknown', async () => {
+    // As a backend's /object_info says it: every class with its output_node.
+    const catalog = new StaticNodeCatalog({
+      LoadImage: { input: { required: { image: [['example.png'], { image_upload: true }] } }, output_node: false },
+      ImageInvert: { input: { required: { image: ['IMAGE'] } }, output_node: false },
+      SaveImage: { input: { required: { images: ['IMAGE'], filename_prefix: ['STRING', {}] } }, output_node: true },
+    });
+    const ports = createInMemoryPorts({ ids: new SequentialIds() });
+    const apps = new ManageApps(ports.appVersions, catalog, ports.clock, ports.ids);
+    const load = { class_type: 'LoadImage', inputs: { image: 'example.png' } };
+    const invert = { class_type: 'ImageInvert', inputs: { image: ['1', 0] } };
+    const error = await apps.publish({ name: 'no output', workflow: { '1': load, '2': invert } }).catch((e: unknown) => e as CoreError);
+    expect(CoreError.hasCode(error, 'INVALID_WORKFLOW')).to.equal(true);
+    expect((error as CoreError).message).to.contain('no output node').and.to.contain('Prompt has no outputs');
+    expect(await ports.appVersions.list(), 'nothing published').to.deep.equal([]);
+    const saved = await apps.publish({ name: 'saved', workflow: { '1': load, '2': invert, '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'out' } } } });
+    expect(saved.name).to.equal('saved');
+    // A custom node the catalog does not know may be the output: not refused.
+    const custom = await apps.publish({ name: 'custom', workflow: { '1': load, '2': invert, '3': { class_type: 'UploadToBucket', inputs: { image: ['2', 0] } } } });
+    expect(custom.name).to.equal('custom');
   });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { makePng, pngSize, startFakeComfyUI, type FakeComfyUI } from '@runload/fake-comfyui';
 import { waitFor } from '@runload/core/testing';
 import { apiClient, type ApiClient } from './client.js';
-import { cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
+import { cli, cliJson, REPO_ROOT, startServerProcess, tempDataDir, type ServerProcess } from './processes.js';
 
 const INPUT_PNG = makePng(16, 16, (x, y) => [x * 16, y * 16, 0, 255]);
 
@@ -71,6 +71,17 @@ describe('runs on ComfyUI, end to end', function () {
       expect(account.body.gpu_seconds_used).to.be.closeTo(metrics.gpu_seconds, 1e-9);
       const prompt = fake.prompts.find((p) => p.extra_data['runload_run_id'] === runId);
       expect(fake.executedCount(prompt?.prompt_id ?? '')).to.equal(1);
+    });
+
+    it("refuses to publish a workflow with no output node, as the backend's /object_info tells, before any run of it fails", async () => {
+      const file = path.join(w.data.dir, 'no-output.api.json');
+      writeFileSync(file, JSON.stringify({ '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } }, '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } } }));
+      const result = await cli(['apps', 'publish', '--name', 'No output', '--workflow', file], w.env);
+      expect(result.code).to.not.equal(0);
+      expect(result.stdout).to.equal('');
+      expect(result.stderr).to.contain('no output node').and.to.contain('Prompt has no outputs');
+      const listed = await cliJson<{ apps: { name: string }[] }>(['apps', 'list'], w.env);
+      expect(listed.apps.map((a) => a.name)).to.not.include('No output');
     });
 
     it('shows progress moving through an image job without a sampler, and completes it when the run succeeds', async () => {

@@ -10,12 +10,14 @@ import { addNodeProblem, firstNodeProblem, type NodeProblems } from './node-prob
 /** One input spec as `/object_info` reports it: `[TYPE, options?]`. */
 export type ObjectInfoInputSpec = readonly [unknown, Record<string, unknown>?] | readonly unknown[];
 
-/** The part of a node's `/object_info` entry that typing needs. */
+/** The part of a node's `/object_info` entry that typing and the output check need. */
 export interface NodeInfo {
   readonly input?: {
     readonly required?: Record<string, ObjectInfoInputSpec>;
     readonly optional?: Record<string, ObjectInfoInputSpec>;
   };
+  /** Whether the class saves or shows a result (a backend says it for every class; absent when not known). */
+  readonly output_node?: boolean;
 }
 
 const UI_FORMAT_HINT =

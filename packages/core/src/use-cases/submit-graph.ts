@@ -12,6 +12,7 @@ import type { LimitsConfig } from '../domain/limits.js';
 import { addNodeProblem, firstNodeProblem, type NodeProblems } from '../domain/node-problems.js';
 import { graphHash, readSubmittedGraph, withPlaceholders, type AssetReference } from '../domain/submitted-graph.js';
 import { deriveInputs, type NodeInfo } from '../domain/workflow.js';
+import { refuseWithoutOutputNode } from '../domain/output-nodes.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
 import type { AssetRepository } from '../ports/asset-repository.js';
 import { checkMediaInputs } from './check-media-inputs.js';
@@ -61,6 +62,7 @@ export class SubmitGraph {
     const catalog = await this.catalog.describe([...new Set(Object.values(graph).map((n) => n.class_type))]);
     const placeheld = withPlaceholders(graph, references);
     this.refuseWhatNoBackendRuns(placeheld, catalog, references);
+    refuseWithoutOutputNode(placeheld, catalog);
 
     const candidate = this.versionOf(placeheld, catalog, references);
     const inputs = Object.fromEntries(references.map((r) => [r.key, r.assetId]));

@@ -4,6 +4,7 @@ import type { BackendLabels } from '../../domain/backend.js';
 import { CoreError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/input-validation.js';
 import { deriveInputs, parseWorkflow } from '../../domain/workflow.js';
+import { refuseWithoutOutputNode } from '../../domain/output-nodes.js';
 import type { AppVersionRepository } from '../../ports/app-version-repository.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/id-generator.js';
@@ -40,6 +41,7 @@ export class ManageApps {
     const classTypes = [...new Set(Object.values(workflow).map((n) => n.class_type))];
     const catalog = await this.catalog.describe(classTypes);
     refuseUnlistedCombos(deriveInputs(workflow, catalog));
+    refuseWithoutOutputNode(workflow, catalog);
     const inputs = deriveInputs(workflow, catalog, command.expose);
     const version: AppVersion = {
       id: this.ids.uuid(),
