@@ -10,10 +10,11 @@ import { StaticNodeCatalog } from '@runload/core/testing';
 import { jsonInit, leftovers, makeHarness, PNG, TRANSPORTS, type Harness } from './harness.js';
 import { SseReader } from './sse-client.js';
 
+/** As a backend's /object_info tells them, output_node included. */
 const CATALOG = new StaticNodeCatalog({
-  LoadImage: { input: { required: { image: [['example.png'], { image_upload: true }] } } },
-  ImageBlur: { input: { required: { image: ['IMAGE'], blur_radius: ['INT', { min: 1, max: 31 }], sigma: ['FLOAT', { min: 0.1, max: 10 }] } } },
-  SaveImage: { input: { required: { images: ['IMAGE'], filename_prefix: ['STRING', {}] } } },
+  LoadImage: { input: { required: { image: [['example.png'], { image_upload: true }] } }, output_node: false },
+  ImageBlur: { input: { required: { image: ['IMAGE'], blur_radius: ['INT', { min: 1, max: 31 }], sigma: ['FLOAT', { min: 0.1, max: 10 }] } }, output_node: false },
+  SaveImage: { input: { required: { images: ['IMAGE'], filename_prefix: ['STRING', {}] } }, output_node: true },
 });
 
 /** Answers under /api/v1 are checked against its document, the others against /openapi-v2.json. */
@@ -106,7 +107,7 @@ for (const transport of TRANSPORTS) {
       expect(copy.id).to.not.equal(asset.id);
     });
 
-    it('refuses a UI-format graph, a malformed body, references to assets that are not yours and a link to no node, before anything is queued', async () => {
+    it('refuses a UI-format graph, a malformed body, references to assets that are not yours, a link to no node and no output node, before anything is queued', async () => {
       const ui = await submit(alice, { workflow: { nodes: [], links: [] } });
       expect(ui.status).to.equal(422);
       expect(((await ui.json()) as { error: { code: string } }).error.code).to.equal('workflow_format_ui');
@@ -132,6 +133,12 @@ for (const transport of TRANSPORTS) {
       expect(brokenBody.error.details.node_errors).to.deep.equal({
         '3': [{ field: 'images', reason: 'link_to_missing_node', message: 'input "images" links to node "9", which the workflow does not have' }],
       });
+      const { '3': _saved, ...unsaved } = graphWith(ref(mine.id));
+      const noOutput = await submit(alice, { workflow: unsaved });
+      expect(noOutput.status).to.equal(422);
+      const noOutputBody = (await noOutput.json()) as { error: { code: string; message: string } };
+      expect(noOutputBody.error.code).to.equal('invalid_workflow');
+      expect(noOutputBody.error.message).to.contain('no output node');
       const runs = (await (await h.request('/api/v2/jobs', { headers: alice.auth })).json()) as { jobs: unknown[] };
       expect(runs.jobs).to.deep.equal([]);
     });
