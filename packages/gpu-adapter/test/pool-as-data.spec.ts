@@ -13,8 +13,12 @@ import { ComfyUiExecutor, ComfyUiNodeCatalog } from '@runload/gpu-adapter';
 
 const SDXL = 'sdxl.safetensors';
 const workflow = (checkpoint: string) => ({
+  '3': { class_type: 'KSampler', inputs: { model: ['4', 0], positive: ['6', 0], negative: ['6', 0], latent_image: ['5', 0], seed: 1, steps: 20, cfg: 7, sampler_name: 'euler', scheduler: 'normal', denoise: 1 } },
   '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: checkpoint } },
+  '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 } },
   '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a cat', clip: ['4', 1] } },
+  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
+  '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'cat' } },
 });
 
 describe('the pool as data, on fake ComfyUI servers', function () {
