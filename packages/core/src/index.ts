@@ -76,6 +76,7 @@ export * from './use-cases/sweep-expired-assets.js';
 export * from './use-cases/remove-abandoned-assets.js';
 export * from './use-cases/describe-app-version.js';
 export * from './use-cases/run-workflows.js';
+export * from './use-cases/recently-used.js';
 export * from './use-cases/get-account-overview.js';
 export * from './use-cases/require-live-app-version.js';
 export * from './use-cases/admin/manage-accounts.js';

@@ -6,15 +6,18 @@
  * @module
  */
 import type { Knex } from 'knex';
-import type { Workflow } from '@runload/core';
+import { RecentlyUsed, type Workflow } from '@runload/core';
+import { json } from './columns.js';
 
 /** Versions remembered; a pool runs far fewer at once (a submitted graph is a version of its own). */
 const REMEMBERED = 512;
 
 export class VersionWorkflows {
-  private readonly known = new Map<string, Workflow>();
+  private readonly known: RecentlyUsed<string, Workflow>;
 
-  constructor(private readonly limit = REMEMBERED) {}
+  constructor(limit = REMEMBERED) {
+    this.known = new RecentlyUsed(limit);
+  }
 
   /** The workflows of these versions: those not remembered are read in one statement on `db`. */
   async of(db: Knex, versionIds: Iterable<string>): Promise<Map<string, Workflow>> {
@@ -23,20 +26,16 @@ export class VersionWorkflows {
     for (const id of new Set(versionIds)) {
       const workflow = this.known.get(id);
       if (workflow === undefined) missing.push(id);
-      else found.set(id, this.touch(id, workflow));
+      else found.set(id, workflow);
     }
     if (missing.length > 0) {
       const rows = (await db('app_versions').whereIn('id', missing).select('id', 'workflow')) as { id: string; workflow: string }[];
-      for (const row of rows) found.set(row.id, this.touch(row.id, JSON.parse(row.workflow) as Workflow));
+      for (const row of rows) {
+        const workflow = json<Workflow>(row.workflow);
+        this.known.set(row.id, workflow);
+        found.set(row.id, workflow);
+      }
     }
     return found;
-  }
-
-  /** Remembers the workflow as the most recently used, forgetting the least recently used past the limit. */
-  private touch(id: string, workflow: Workflow): Workflow {
-    this.known.delete(id);
-    this.known.set(id, workflow);
-    if (this.known.size > this.limit) this.known.delete(this.known.keys().next().value as string);
-    return workflow;
   }
 }

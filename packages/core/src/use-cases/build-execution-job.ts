@@ -5,16 +5,15 @@ import type { AssetRepository } from '../ports/asset-repository.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ExecutionJob, MediaFile } from '../ports/executor.js';
 import type { AppVersionRepository } from '../ports/app-version-repository.js';
+import { versionOfRun } from './run-workflows.js';
 
 /**
  * The job for a run: its app version's workflow, its inputs, and its media inputs' bytes.
  * @throws CoreError ASSET_NOT_FOUND when a media input's asset no longer exists
- * @throws CoreError APP_VERSION_NOT_FOUND when the run's version is not stored (versions are never
- *   removed: only a database changed by hand lacks one)
+ * @throws CoreError APP_VERSION_NOT_FOUND when the run's version is not stored (see {@link versionOfRun})
  */
 export async function buildExecutionJob(run: Run, versions: AppVersionRepository, assets: AssetRepository, blobs: BlobStore): Promise<ExecutionJob> {
-  const version = await versions.get(run.appVersionId);
-  if (!version) throw new CoreError('APP_VERSION_NOT_FOUND', `The run's app version ${run.appVersionId} is not stored`);
+  const version = await versionOfRun(versions, run);
   const mediaKeys = new Set(version.inputs.filter((i) => isMediaInputType(i.type)).map((i) => i.key));
   const media: Record<string, MediaFile> = {};
   for (const [key, value] of Object.entries(run.inputs)) {

@@ -6,6 +6,7 @@
  * dispatcher saw end there. Pure: no I/O and no clock of its own.
  * @module
  */
+import { RecentlyUsed } from '../recently-used.js';
 
 /** How long before a run's expected end its backend's next run is claimed, unless told otherwise. */
 export const DEFAULT_AHEAD_LEAD_MS = 50;
@@ -27,25 +28,22 @@ export interface ExpectedHold {
  * decides anything alone, so it is kept in this process only (every instance learns its own).
  */
 export class ExpectedHolds {
-  private readonly holds = new Map<string, ExpectedHold>();
+  private readonly holds = new RecentlyUsed<string, ExpectedHold>(MAX_VERSIONS);
 
   note(appVersionId: string, heldMs: number): void {
-    const before = this.holds.get(appVersionId);
+    const before = this.holds.peek(appVersionId);
     const hold: ExpectedHold = before
       ? {
           meanMs: before.meanMs + (heldMs - before.meanMs) * NEWEST_WEIGHT,
           deviationMs: before.deviationMs + (Math.abs(heldMs - before.meanMs) - before.deviationMs) * NEWEST_WEIGHT,
         }
       : { meanMs: heldMs, deviationMs: 0 };
-    // Inserted again so the map's order is the order of last use.
-    this.holds.delete(appVersionId);
     this.holds.set(appVersionId, hold);
-    if (this.holds.size > MAX_VERSIONS) this.holds.delete(this.holds.keys().next().value as string);
   }
 
   /** The expected hold of a run of this version; undefined while none was seen end. */
   of(appVersionId: string): ExpectedHold | undefined {
-    return this.holds.get(appVersionId);
+    return this.holds.peek(appVersionId);
   }
 }
 
