@@ -2,6 +2,10 @@
  * Redis limits with a local fallback: when Redis does not answer in time, each instance limits
  * on its own (logged, and visible in /healthz) so requests are still served; shared limits
  * resume as soon as Redis answers again (checked in the background, never on a request).
+ *
+ * The local limiter is made afresh at each fall-back, not at start: one made then starts its
+ * windows from what it can learn at that moment (the server's reads the run windows back from
+ * the runs written), where one made at start would know nothing of the hours since.
  * @module
  */
 import type { LimitDecision, RateLimiter, WindowSpec, Logger } from '@runload/core';
@@ -16,19 +20,22 @@ export interface FailoverOptions {
   readonly log: Logger;
 }
 
-export class FailoverRateLimiter implements RateLimiter {
-  private mode: 'redis' | 'local' = 'redis';
-  private detail = 'ok';
-  private timer: NodeJS.Timeout | null = null;
+/** Which limiter answers: Redis, or (since it stopped answering) one of this instance's own. */
+type Mode = { readonly kind: 'redis' } | { readonly kind: 'local'; readonly reason: string; readonly limiter: RateLimiter; readonly recheck: NodeJS.Timeout };
 
+export class FailoverRateLimiter implements RateLimiter {
+  private mode: Mode = { kind: 'redis' };
+  private closed = false;
+
+  /** @param makeLocal the limiter that answers while Redis does not, made at each fall-back */
   constructor(
     private readonly shared: RateLimiter,
-    private readonly local: RateLimiter,
+    private readonly makeLocal: () => RateLimiter,
     private readonly options: FailoverOptions,
   ) {}
 
   health(): { mode: 'redis' | 'local'; detail: string } {
-    return { mode: this.mode, detail: this.detail };
+    return this.mode.kind === 'redis' ? { mode: 'redis', detail: 'ok' } : { mode: 'local', detail: this.mode.reason };
   }
 
   consume(windows: readonly WindowSpec[]): Promise<LimitDecision> {
@@ -44,11 +51,12 @@ export class FailoverRateLimiter implements RateLimiter {
   }
 
   close(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.closed = true;
+    if (this.mode.kind === 'local') clearInterval(this.mode.recheck);
   }
 
   private async call<T>(work: (limiter: RateLimiter) => Promise<T>): Promise<T> {
-    if (this.mode === 'local') return work(this.local);
+    if (this.mode.kind === 'local') return work(this.mode.limiter);
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
@@ -58,20 +66,21 @@ export class FailoverRateLimiter implements RateLimiter {
         }),
       ]);
     } catch (error) {
-      this.fallBack((error as Error).message);
-      return work(this.local);
+      return work(this.fallBack((error as Error).message));
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private fallBack(reason: string): void {
-    if (this.mode === 'local') return;
-    this.mode = 'local';
-    this.detail = reason;
+  /** The local limiter, made now unless calls that failed together already made it. */
+  private fallBack(reason: string): RateLimiter {
+    if (this.mode.kind === 'local') return this.mode.limiter;
+    const recheck = setInterval(() => void this.recheck(), this.options.recheckMs);
+    recheck.unref();
+    if (this.closed) clearInterval(recheck);
+    this.mode = { kind: 'local', reason, limiter: this.makeLocal(), recheck };
     this.options.log('warn', 'Redis unreachable: limiting per instance until it returns', { reason });
-    this.timer = setInterval(() => void this.recheck(), this.options.recheckMs);
-    this.timer.unref();
+    return this.mode.limiter;
   }
 
   private async recheck(): Promise<void> {
@@ -80,10 +89,9 @@ export class FailoverRateLimiter implements RateLimiter {
     } catch {
       return;
     }
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.mode = 'redis';
-    this.detail = 'ok';
+    if (this.mode.kind !== 'local') return;
+    clearInterval(this.mode.recheck);
+    this.mode = { kind: 'redis' };
     this.options.log('info', 'Redis reachable again: shared limits resumed');
   }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { ContainerModule } from 'inversify';
-import { CLOCK, LOGGER, PREVIEW_STORE, RATE_LIMITER, stopAtTeardown, WORK_SIGNAL, type Clock, type Logger } from '@runload/core';
+import { CLOCK, LOGGER, PREVIEW_STORE, RATE_LIMITER, RUN_REPOSITORY, runWindowHistory, stopAtTeardown, WORK_SIGNAL, type Clock, type Logger, type RunRepository } from '@runload/core';
 import { InMemoryRateLimiter } from '@runload/core/in-process';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from './create-redis-client.js';
@@ -47,14 +47,16 @@ export function redisModule(url: string, options: RedisModuleOptions = {}): Cont
     client(REDIS_PREVIEWS_CLIENT, 'redis previews client', 2000);
     bind<FailoverRateLimiter>(RATE_LIMITER)
       .toResolvedValue(
-        (limits: Redis, clock: Clock, log: Logger) =>
-          new FailoverRateLimiter(new RedisRateLimiter(limits, { prefix: `${prefix}rl:` }), new InMemoryRateLimiter(clock), {
+        (limits: Redis, clock: Clock, log: Logger, runs: RunRepository) =>
+          // The local limiter of an outage starts the run windows from the runs written in them
+          // (as a restarted in-process limiter does), not from zero.
+          new FailoverRateLimiter(new RedisRateLimiter(limits, { prefix: `${prefix}rl:` }), () => new InMemoryRateLimiter(clock, runWindowHistory(runs)), {
             timeoutMs: 2000,
             recheckMs: 1000,
             ping: () => limits.ping(),
             log,
           }),
-        [REDIS_LIMITS_CLIENT, CLOCK, LOGGER],
+        [REDIS_LIMITS_CLIENT, CLOCK, LOGGER, RUN_REPOSITORY],
       )
       .inSingletonScope()
       .onActivation(stopAtTeardown('rate limiter', (limiter: FailoverRateLimiter) => limiter.close()));

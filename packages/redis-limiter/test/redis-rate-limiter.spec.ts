@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { WindowSpec } from '@runload/core';
+import { WINDOW, type RateLimiter, type WindowHistory, type WindowSpec } from '@runload/core';
 import { FakeClock, InMemoryRateLimiter, waitFor } from '@runload/core/testing';
 import { describeRateLimiterContract } from '@runload/core/contract-tests';
 import { createRedisClient, FailoverRateLimiter, RedisRateLimiter } from '@runload/redis-limiter';
@@ -68,7 +68,7 @@ describe('FailoverRateLimiter', function () {
     const dead = createRedisClient('redis://127.0.0.1:1', { commandTimeoutMs: 100 });
     dead.on('error', () => undefined);
     const logs: string[] = [];
-    const limiter = new FailoverRateLimiter(new RedisRateLimiter(dead), new InMemoryRateLimiter(new FakeClock()), {
+    const limiter = new FailoverRateLimiter(new RedisRateLimiter(dead), () => new InMemoryRateLimiter(new FakeClock()), {
       timeoutMs: 100,
       recheckMs: 50,
       ping: () => dead.ping(),
@@ -82,6 +82,48 @@ describe('FailoverRateLimiter', function () {
     expect(logs).to.have.length(1);
     limiter.close();
     dead.disconnect();
+  });
+
+  it('starts the run windows of each outage from what the runs written say by then, not from zero', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 6, 1, 11, 6, 30));
+    // Stands in for Redis while it answers.
+    const redis = new InMemoryRateLimiter(clock);
+    let up = false;
+    const shared: RateLimiter = {
+      consume: async (w) => (up ? redis.consume(w) : Promise.reject(new Error('down'))),
+      peek: async (w) => (up ? redis.peek(w) : Promise.reject(new Error('down'))),
+      refund: async (d) => (up ? redis.refund(d) : Promise.reject(new Error('down'))),
+    };
+    // The runs the database holds in each window asked about, as the server's history reads them.
+    let written = 10;
+    const asked: number[] = [];
+    const history: WindowHistory = (spec, _from, toMs) => {
+      if (spec.name !== WINDOW.runMinute) return null;
+      asked.push(toMs);
+      return Promise.resolve(written);
+    };
+    const limiter = new FailoverRateLimiter(shared, () => new InMemoryRateLimiter(clock, history), {
+      timeoutMs: 100,
+      recheckMs: 20,
+      ping: async () => (up ? 'PONG' : Promise.reject(new Error('down'))),
+      log: () => undefined,
+    });
+    const minute: WindowSpec = { name: WINDOW.runMinute, subject: 'acct', period: 'minute', limit: 10 };
+    const first = await limiter.consume([minute]);
+    expect(limiter.health().mode).to.equal('local');
+    expect(first.allowed, 'the 10 runs written this minute still count').to.equal(false);
+    expect(asked, 'read as of the fall-back').to.deep.equal([clock.nowMs()]);
+
+    up = true;
+    await waitFor(() => limiter.health().mode === 'redis', 'the limiter to go back to Redis once it answers');
+    clock.advance(60_000);
+    up = false;
+    written = 9;
+    const second = await limiter.consume([minute]);
+    expect([second.allowed, second.windows[0]?.remaining], 'a new outage reads the new minute: 9 written, 1 left').to.deep.equal([true, 0]);
+    expect((await limiter.consume([minute])).allowed).to.equal(false);
+    expect(asked).to.have.length(2);
+    limiter.close();
   });
 
   if (url) {
@@ -99,7 +141,7 @@ describe('FailoverRateLimiter', function () {
           },
           refund: async () => undefined,
         },
-        new InMemoryRateLimiter(new FakeClock()),
+        () => new InMemoryRateLimiter(new FakeClock()),
         { timeoutMs: 100, recheckMs: 20, ping: async () => (up ? redis.ping() : Promise.reject(new Error('down'))), log: () => undefined },
       );
       await limiter.consume([{ name: 'general', subject: 'y', period: 'minute', limit: 5 }]);

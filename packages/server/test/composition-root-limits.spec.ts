@@ -86,10 +86,10 @@ describe('a restarted server with the in-process limiter', function () {
 
   it('starts its run windows from the runs written in them before the restart', async () => {
     const T1 = Date.UTC(2026, 6, 1, 11, 6, 0);
-    const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0' }, REPO_ROOT);
-    const open = async (at: number) => {
+    const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0', RUNLOAD_LOG_LEVEL: 'silent' }, REPO_ROOT);
+    const open = async (at: number, redisUrl?: string) => {
       const clock = new FakeClock(at);
-      const runtime = await openRuntime(config, { dispatch: false, clock, executor: new InMemoryExecutor() });
+      const runtime = await openRuntime(redisUrl ? { ...config, redisUrl } : config, { dispatch: false, clock, executor: new InMemoryExecutor() });
       return { clock, runtime, server: await startServer(runtime) };
     };
     const first = await open(T1);
@@ -111,6 +111,20 @@ describe('a restarted server with the in-process limiter', function () {
       expect(next.headers.get('x-ratelimit-hour-remaining'), '100 an hour, 11 used').to.equal('89');
     } finally {
       await second.runtime.close();
+    }
+
+    // The same with Redis configured and not answering: the limiter each instance falls back to
+    // starts from the runs written, so an outage does not hand out the tier's runs again.
+    const third = await open(T1 + 90_000, 'redis://127.0.0.1:1');
+    try {
+      const admitted = await run(third.server.url);
+      expect(admitted.status).to.equal(201);
+      expect(admitted.headers.get('x-ratelimit-hour-remaining'), '100 an hour, 12 used').to.equal('88');
+      expect(admitted.headers.get('x-ratelimit-minute-remaining'), '10 a minute, 2 used').to.equal('8');
+      const health = (await (await fetch(`${third.server.url}/healthz`)).json()) as { limiter: { mode: string } };
+      expect(health.limiter.mode, 'limiting per instance while Redis is down').to.equal('local');
+    } finally {
+      await third.runtime.close();
     }
   });
 });
