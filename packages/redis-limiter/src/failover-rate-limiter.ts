@@ -3,9 +3,9 @@
  * on its own (logged, and visible in /healthz) so requests are still served; shared limits
  * resume as soon as Redis answers again (checked in the background, never on a request).
  *
- * The local limiter is made afresh at each fall-back, not at start: one made then starts its
- * windows from what it can learn at that moment (the server's reads the run windows back from
- * the runs written), where one made at start would know nothing of the hours since.
+ * The local limiter is made afresh at each fall-back, not at start: made then, it starts its
+ * windows from what can be learned at that moment (the server's reads the run windows back from
+ * the runs written so far), where one made at start would know nothing of the hours since.
  * @module
  */
 import type { LimitDecision, RateLimiter, WindowSpec, Logger } from '@runload/core';
@@ -25,7 +25,6 @@ type Mode = { readonly kind: 'redis' } | { readonly kind: 'local'; readonly reas
 
 export class FailoverRateLimiter implements RateLimiter {
   private mode: Mode = { kind: 'redis' };
-  private closed = false;
 
   /** @param makeLocal the limiter that answers while Redis does not, made at each fall-back */
   constructor(
@@ -51,7 +50,6 @@ export class FailoverRateLimiter implements RateLimiter {
   }
 
   close(): void {
-    this.closed = true;
     if (this.mode.kind === 'local') clearInterval(this.mode.recheck);
   }
 
@@ -77,7 +75,6 @@ export class FailoverRateLimiter implements RateLimiter {
     if (this.mode.kind === 'local') return this.mode.limiter;
     const recheck = setInterval(() => void this.recheck(), this.options.recheckMs);
     recheck.unref();
-    if (this.closed) clearInterval(recheck);
     this.mode = { kind: 'local', reason, limiter: this.makeLocal(), recheck };
     this.options.log('warn', 'Redis unreachable: limiting per instance until it returns', { reason });
     return this.mode.limiter;
