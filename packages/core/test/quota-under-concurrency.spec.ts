@@ -23,5 +23,8 @@ describe('GPU quota under concurrency', () => {
     expect(outcomes.filter((o) => o === 'created')).to.have.length(4);
     expect(outcomes.filter((o) => o === 'GPU_QUOTA_EXCEEDED')).to.have.length(26);
     expect(await w.ports.runs.estimateInFlightGpuSeconds(p.account.id)).to.equal(12);
+    // The 26 refused by the quota under the lock had passed the run windows first: given back.
+    const view = await w.api.runAdmission.peek(p.account);
+    expect(view.windows.map((s) => s.remaining), 'the minute and hour windows count the 4 runs created only').to.deep.equal([996, 996]);
   });
 });
