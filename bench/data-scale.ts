@@ -23,6 +23,9 @@ interface Store {
   open(data: PreparedData): Knex;
 }
 
+/** How long one statement of the seeding may take (the server's own bound is 10 s). */
+const SEED_TIMEOUT_MS = 15 * 60_000;
+
 const sqliteStore: Store = {
   name: 'SQLite',
   create: async () => ({ env: {}, drop: async () => undefined }),
@@ -50,7 +53,8 @@ function postgresStore(adminUrl: string): Store {
         },
       };
     },
-    open: (data) => openDatabase({ url: data.env['RUNLOAD_DATABASE_URL'] ?? null, dataDir: data.dir }),
+    // Seeding a million rows is one statement of minutes, not a request: no 10 s bound on it.
+    open: (data) => openDatabase({ url: data.env['RUNLOAD_DATABASE_URL'] ?? null, dataDir: data.dir, queryTimeoutMs: SEED_TIMEOUT_MS }),
   };
 }
 
