@@ -1,6 +1,7 @@
 /**
  * The composition root in the test process with a fake clock and a real listening server on
- * port 0 (SQLite, local files, in-process limiter): limit windows and leftovers, on real adapters.
+ * port 0 (SQLite, local files, the in-process limiter or the fallback of a Redis that does not
+ * answer): limit windows and leftovers, on real adapters.
  */
 import { expect } from 'chai';
 import { readdirSync } from 'node:fs';
@@ -79,12 +80,12 @@ describe('composition root with a fake clock', function () {
   });
 });
 
-describe('a restarted server with the in-process limiter', function () {
+describe('a limiter made mid-window (a restarted server, an instance that lost Redis)', function () {
   this.timeout(60_000);
   const data = tempDataDir();
   after(() => data.remove());
 
-  it('starts its run windows from the runs written in them before the restart', async () => {
+  it('starts its run windows from the runs written in them: after a restart, and when Redis stops answering', async () => {
     const T1 = Date.UTC(2026, 6, 1, 11, 6, 0);
     const config = loadConfig({ RUNLOAD_DATA_DIR: data.dir, RUNLOAD_PORT: '0', RUNLOAD_LOG_LEVEL: 'silent' }, REPO_ROOT);
     const open = async (at: number, redisUrl?: string) => {
