@@ -17,6 +17,7 @@ import { COMFY_V2_MIGRATION } from './migration-comfy-v2.js';
 import { RUNS_WAITING_FOR_ROOM_MIGRATION } from './migration-runs-waiting-for-room.js';
 import { RUNS_PLACED_AT_MIGRATION } from './migration-runs-placed-at.js';
 import { RUNS_WITHOUT_WORKFLOW_MIGRATION } from './migration-runs-without-workflow.js';
+import { ASSETS_MISSING_BLAKE3_MIGRATION } from './migration-assets-missing-blake3.js';
 
 interface Migration {
   readonly name: string;
@@ -121,6 +122,7 @@ const MIGRATIONS: readonly Migration[] = [
   RUNS_WAITING_FOR_ROOM_MIGRATION,
   RUNS_PLACED_AT_MIGRATION,
   RUNS_WITHOUT_WORKFLOW_MIGRATION,
+  ASSETS_MISSING_BLAKE3_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

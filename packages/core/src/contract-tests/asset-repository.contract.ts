@@ -245,11 +245,21 @@ export function describeAssetRepositoryContract(
       const b = anAsset({ blake3: null, sha256: a.sha256, accountId: STORAGE_CONTRACT_PARENTS.accountIds[1] });
       const known = anAsset();
       for (const x of [a, b, known]) await assets.create(x);
-      expect(await assets.listMissingBlake3(10)).to.deep.equal([a.sha256]);
+      expect(await assets.listMissingBlake3(null, 10)).to.deep.equal([a.sha256]);
       expect(await assets.setBlake3(a.sha256, 'ab'.repeat(32))).to.equal(2);
       expect((await assets.get(b.id))?.blake3).to.equal('ab'.repeat(32));
-      expect(await assets.listMissingBlake3(10)).to.deep.equal([]);
+      expect(await assets.listMissingBlake3(null, 10)).to.deep.equal([]);
       expect(await assets.setBlake3(known.sha256, 'cd'.repeat(32)), 'a known hash is kept').to.equal(0);
+    });
+
+    it('lists the unknown BLAKE3s page by page in SHA-256 order, each once', async () => {
+      const shas = ['0a', '3f', '9c', 'b1', 'e7'].map((p) => p + '0'.repeat(62));
+      for (const sha256 of [...shas].reverse()) await assets.create(anAsset({ blake3: null, sha256 }));
+      await assets.create(anAsset({ blake3: null, sha256: shas[2] as string }));
+      expect(await assets.listMissingBlake3(null, 2)).to.deep.equal(shas.slice(0, 2));
+      expect(await assets.listMissingBlake3(shas[1] as string, 2)).to.deep.equal(shas.slice(2, 4));
+      expect(await assets.listMissingBlake3(shas[3] as string, 2)).to.deep.equal(shas.slice(4));
+      expect(await assets.listMissingBlake3(shas[4] as string, 2)).to.deep.equal([]);
     });
   });
 }

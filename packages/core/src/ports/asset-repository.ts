@@ -66,8 +66,11 @@ export interface AssetRepository {
    * bytes of other accounts are never found, so a hash is no key to someone else's content.
    */
   findByBlake3(accountId: string, blake3: string, now: Date): Promise<Asset | null>;
-  /** Up to `limit` distinct sha256 of assets whose BLAKE3 is not known yet (stored before it was kept). */
-  listMissingBlake3(limit: number): Promise<string[]>;
+  /**
+   * Up to `limit` distinct sha256 of assets whose BLAKE3 is not known yet (stored before it was
+   * kept), in ascending order, each greater than `after` (null: from the first).
+   */
+  listMissingBlake3(after: string | null, limit: number): Promise<string[]>;
   /** Records the BLAKE3 of these bytes on every asset of them that lacks it; returns how many it set. */
   setBlake3(sha256: string, blake3: string): Promise<number>;
 }

@@ -99,8 +99,9 @@ export class InMemoryAssetRepository implements AssetRepository {
     return found ? structuredClone(found) : null;
   }
 
-  async listMissingBlake3(limit: number): Promise<string[]> {
-    return [...new Set([...this.rows.values()].filter((a) => a.blake3 === null).map((a) => a.sha256))].slice(0, limit);
+  async listMissingBlake3(after: string | null, limit: number): Promise<string[]> {
+    const missing = new Set([...this.rows.values()].filter((a) => a.blake3 === null && (after === null || a.sha256 > after)).map((a) => a.sha256));
+    return [...missing].sort().slice(0, limit);
   }
 
   async setBlake3(sha256: string, blake3: string): Promise<number> {

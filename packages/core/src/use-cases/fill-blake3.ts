@@ -14,22 +14,23 @@ export class FillBlake3 {
 
   /**
    * Hashes the bytes of up to `batch` distinct contents without a BLAKE3, then the next batch,
-   * until none is left (bytes already removed are skipped) or `stopped()` says so. Returns how
-   * many assets it filled.
+   * until none is left or `stopped()` says so. One pass in SHA-256 order: content whose bytes are
+   * gone is passed over, not asked for again (a database of many such assets costs one read of
+   * each). Returns how many assets it filled.
    */
   async run(options: { batch?: number; stopped?: () => boolean } = {}): Promise<number> {
     const batch = options.batch ?? 100;
     let filled = 0;
-    const missing = new Set<string>();
+    let after: string | null = null;
     for (;;) {
-      const next = (await this.assets.listMissingBlake3(batch + missing.size)).filter((sha) => !missing.has(sha));
+      const next = await this.assets.listMissingBlake3(after, batch);
       if (next.length === 0) return filled;
       for (const sha256 of next) {
         if (options.stopped?.()) return filled;
         const blake3 = await this.blobs.blake3Of(sha256);
-        if (blake3 === null) missing.add(sha256);
-        else filled += await this.assets.setBlake3(sha256, blake3);
+        if (blake3 !== null) filled += await this.assets.setBlake3(sha256, blake3);
       }
+      after = next.at(-1) ?? null;
     }
   }
 }
