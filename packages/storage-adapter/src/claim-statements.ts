@@ -21,7 +21,7 @@ export const WAITING = `status = 'queued' AND backend_id IS NULL`;
 /** A run failing over: started, lost by its backend, on no backend yet (claimed whatever its age). */
 export const FAILING_OVER = `status = 'running' AND backend_id IS NULL`;
 /** No live lease on the run at ?. */
-const LEASE_FREE = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)`;
+export const LEASE_FREE = `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ?)`;
 /** A waiting run a claim may take: not past its queue time (since ?), and no live lease (at ?). */
 const CLAIMABLE = `created_at >= ? AND ${LEASE_FREE}`;
 

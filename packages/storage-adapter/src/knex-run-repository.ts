@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { decodeRunCursor, encodeRunCursor, type AuditEntry, type BackendUsage, type RunStatus, type ClaimRequest, type Run, type RunPage, type RunPatch, type RunRepository, type RunUpdateGuard, type RunWithQueuePosition } from '@runload/core';
-import { claimMany, claimNext, FAILING_OVER, HOLDS_SLOT } from './claim-statements.js';
+import { claimMany, claimNext, FAILING_OVER, HOLDS_SLOT, LEASE_FREE } from './claim-statements.js';
 import { VersionWorkflows } from './version-workflows.js';
 import { countStartingBefore, selectRunsWithPositions } from './queue-positions.js';
 import { rawRows } from './columns.js';
@@ -150,13 +150,15 @@ export class KnexRunRepository implements RunRepository {
 
   listOrphaned(now: Date, limit: number): Promise<Run[]> {
     return guarded(async () => {
-      const rows = await this.db('runs')
-        .whereIn('status', ACTIVE)
-        .whereNotNull('backend_id')
-        .where((q) => q.whereNull('lease_owner').orWhereNull('lease_expires_at').orWhere('lease_expires_at', '<=', now.getTime()))
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .limit(limit);
-      return rows.map(toRun);
+      // The runs on backends first (the partial index runs_holding: a pool's worth), then their
+      // order. Asked for in that order, PostgreSQL walked runs_by_age instead, past every finished
+      // run: 0.6 s a recovery tick on a million runs, for none found.
+      const result = await this.db.raw(
+        `WITH holding AS MATERIALIZED (SELECT * FROM runs WHERE ${HOLDS_SLOT} AND ${LEASE_FREE})
+         SELECT * FROM holding ORDER BY created_at, id LIMIT ?`,
+        [now.getTime(), limit],
+      );
+      return rawRows(result).map(toRun);
     });
   }
 
