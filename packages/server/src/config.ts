@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_AHEAD_LEAD_MS, DEFAULT_LIMITS, mergeLimits, normalizeBackendUrl, parseCredentials, type BackendCredentials, type LimitsConfig } from '@runload/core';
-import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store';
+// The URL's reading only: the AWS SDK loads when a bucket is configured (see blob-store-module.ts).
+import { isS3BlobUrl, s3OptionsFromEnv, type S3BlobStoreOptions } from '@runload/s3-blob-store/blob-url';
 
 export interface RunloadConfig {
   readonly host: string;
