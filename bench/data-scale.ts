@@ -184,7 +184,7 @@ async function scaleOn(store: Store, options: { quick: boolean; say: (line: stri
   try {
     sizes.push(await seeded(store, 'small', 1000, options.fakeUrl));
     sizes.push(await seeded(store, 'large', large, options.fakeUrl));
-    const how = store.name === 'SQLite' ? 'recursive-CTE INSERT … SELECT' : 'generate_series INSERT … SELECT, then ANALYZE';
+    const how = store.name === 'SQLite' ? 'recursive-CTE INSERT … SELECT' : 'generate_series INSERT … SELECT, then VACUUM ANALYZE';
     say(`- seeded with ${how} in ${((Date.now() - started) / 1000).toFixed(0)} s; the benchmark's account owns a tenth of the runs and assets, spread over 180 days with GPU charges, the rest belongs to 2,000 other accounts and 100 app versions; both sizes then hold ${QUEUED.toLocaleString('en')} waiting runs (a fifth of them 19 other accounts'), ahead of the polled run`);
     const plans = await readPlans(store, sizes[1] as Sized);
     for (const s of sizes) {
