@@ -87,9 +87,13 @@ describe('SQLite query plans of the hot queries', () => {
     ['GPU seconds of one run per app version (a batch of admissions)', () => runs.estimateGpuSeconds([appVersionId, randomUUID()])],
     ['GPU seconds used', () => new KnexGpuLedger(t.db).usedSeconds(accountId, new Date(T), new Date(T + 1000))],
     ['runs left by a dead instance on backends (recovery)', () => runs.listOrphaned(new Date(T + 5_000), 50)],
+    ['runs failing over (recovery)', () => runs.listFailingOver(50)],
+    ['runs past their queue time (the sweep)', () => runs.listQueuedBefore(new Date(T + 100), 50)],
+    ['runs created in a window (the limiter after a restart)', () => runs.countCreated(accountId, new Date(T), new Date(T + 500))],
+    ['runs held per backend (the pool)', () => runs.heldByBackend()],
     ['contents without a BLAKE3 (the backfill), a later page', () => new KnexAssetRepository(t.db).listMissingBlake3('8'.repeat(64), 100)],
   ];
-  const sortingFew = new Set(['claim a run with a slot on a backend', 'runs left by a dead instance on backends (recovery)']);
+  const sortingFew = new Set(['claim a run with a slot on a backend', 'runs left by a dead instance on backends (recovery)', 'runs held per backend (the pool)']);
   for (const [name, work] of cases) {
     it(`${name}: searches an index`, async () => {
       const plans = await plansOf(work);
