@@ -231,7 +231,8 @@ export class KnexRunRepository implements RunRepository {
   backendUsage(): Promise<Map<string, BackendUsage>> {
     return guarded(async () => {
       const [finished, placed] = await Promise.all([
-        this.db.raw(`SELECT backend_id, COUNT(*) AS n, COALESCE(SUM(gpu_seconds), 0) AS gpu FROM runs WHERE backend_id IS NOT NULL AND status IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY backend_id`),
+        // Kept by triggers as runs finish (migration 017): the history is not read again.
+        this.db.raw(`SELECT backend_id, runs_executed AS n, gpu_seconds AS gpu FROM backend_usage WHERE runs_executed > 0`),
         this.db.raw(`SELECT id, last_app_version_id FROM dispatch_backends WHERE last_app_version_id IS NOT NULL`),
       ]);
       const usage = new Map<string, BackendUsage>();

@@ -18,6 +18,7 @@ import { RUNS_WAITING_FOR_ROOM_MIGRATION } from './migration-runs-waiting-for-ro
 import { RUNS_PLACED_AT_MIGRATION } from './migration-runs-placed-at.js';
 import { RUNS_WITHOUT_WORKFLOW_MIGRATION } from './migration-runs-without-workflow.js';
 import { ASSETS_MISSING_BLAKE3_MIGRATION } from './migration-assets-missing-blake3.js';
+import { BACKEND_USAGE_MIGRATION } from './migration-backend-usage.js';
 
 interface Migration {
   readonly name: string;
@@ -123,6 +124,7 @@ const MIGRATIONS: readonly Migration[] = [
   RUNS_PLACED_AT_MIGRATION,
   RUNS_WITHOUT_WORKFLOW_MIGRATION,
   ASSETS_MISSING_BLAKE3_MIGRATION,
+  BACKEND_USAGE_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

@@ -113,6 +113,27 @@ export function describeRunFailoverCalls(repository: () => RunRepository, aRun: 
       expect((await runs.backendUsage()).get(`${gpu}-2`)).to.deep.equal({ runsExecuted: 0, gpuSeconds: 0, lastAppVersionId: next.appVersionId });
     });
 
+    it('counts a run for its backend when it ends there, and no more once it is deleted or moved', async () => {
+      const runs = repository();
+      const gpu = `gpu-${randomUUID()}`;
+      const usage = async (id: string) => (await runs.backendUsage()).get(id) ?? { runsExecuted: 0, gpuSeconds: 0 };
+      const [first, second, third] = [aRun({ backendId: gpu, status: 'running' }), aRun({ backendId: gpu, status: 'running' }), aRun({ backendId: gpu, status: 'running' })];
+      for (const run of [first, second, third]) await runs.create(run);
+      expect(await usage(gpu)).to.deep.include({ runsExecuted: 0, gpuSeconds: 0 });
+      const end = (status: Run['status'], gpuSeconds: number) => ({ status, finishedAt: at(6000), metrics: { queueMs: 1, runMs: 1, gpuSeconds } });
+      await runs.update(first.id, end('succeeded', 1.5));
+      await runs.update(second.id, end('failed', 0.25));
+      expect(await usage(gpu)).to.deep.include({ runsExecuted: 2, gpuSeconds: 1.75 });
+      expect(await runs.delete(second.id)).to.equal(true);
+      expect(await usage(gpu)).to.deep.include({ runsExecuted: 1, gpuSeconds: 1.5 });
+      await runs.update(first.id, { backendId: `${gpu}-2` });
+      expect(await usage(gpu)).to.deep.include({ runsExecuted: 0, gpuSeconds: 0 });
+      expect(await usage(`${gpu}-2`)).to.deep.include({ runsExecuted: 1, gpuSeconds: 1.5 });
+      await runs.update(third.id, { backendId: null });
+      await runs.update(third.id, { ...end('succeeded', 2), backendId: `${gpu}-2` });
+      expect(await usage(`${gpu}-2`)).to.deep.include({ runsExecuted: 2, gpuSeconds: 3.5 });
+    });
+
     it('updates with the guard "on no backend" only a run on none', async () => {
       const runs = repository();
       const placed = aRun({ status: 'running', backendId: 'gpu-x' });
