@@ -2,7 +2,11 @@
  * Migration 017: what each backend has executed (its finished runs and their GPU-seconds), kept by
  * triggers in the same statement that finishes, moves or deletes a run. The pool's overview reads
  * it on every `/metrics` scrape and every list of backends; summing the finished runs instead read
- * the whole history each time (2.5 s on SQLite with a million runs).
+ * the whole history each time (2.5 s on SQLite with a million runs). The triggers fire per run: a
+ * single statement that wrote a great many finished runs would update its backends' rows as many
+ * times in one transaction, slow on PostgreSQL, which keeps each version; runload writes runs one
+ * at a time (a bulk import should disable `backend_usage_insert` and count after, as the bench's
+ * seeding does).
  * @module
  */
 import type { Knex } from 'knex';

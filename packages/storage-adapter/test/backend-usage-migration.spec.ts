@@ -5,9 +5,9 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { newQueuedRun, type Run } from '@runload/core';
-import { KnexAccountRepository, KnexAppVersionRepository, KnexRunRepository, migrate } from '@runload/storage-adapter';
+import { KnexRunRepository, migrate } from '@runload/storage-adapter';
 import { undoMigrationsAfter } from '../src/migrations.js';
-import { pgUrl, postgresDatabase, sqliteDatabase } from './databases.js';
+import { pgUrl, postgresDatabase, seedAccountAndApp, sqliteDatabase } from './databases.js';
 
 const T = Date.UTC(2026, 0, 1);
 
@@ -17,10 +17,7 @@ describe('upgrading to migration 017 (what each backend executed, kept as runs f
       if (name === 'PostgreSQL' && !pgUrl()) this.skip();
       const t = await open();
       try {
-        const accountId = randomUUID();
-        const appVersionId = randomUUID();
-        await new KnexAccountRepository(t.db).create({ id: accountId, name: 'a', tier: 'plus', status: 'active', createdAt: new Date(T) });
-        await new KnexAppVersionRepository(t.db).create({ id: appVersionId, appId: randomUUID(), name: 'v', workflow: {}, inputs: [], createdAt: new Date(T), deletedAt: null });
+        const { accountId, appVersionId } = await seedAccountAndApp(t.db);
         await undoMigrationsAfter(t.db, '016_assets_missing_blake3');
         const runs = new KnexRunRepository(t.db);
         const aRun = (overrides: Partial<Run>): Run => ({ ...newQueuedRun({ id: randomUUID(), accountId, appVersionId, createdAt: new Date(T), inputs: {} }), ...overrides });
