@@ -150,9 +150,9 @@ export class KnexRunRepository implements RunRepository {
 
   listOrphaned(now: Date, limit: number): Promise<Run[]> {
     return guarded(async () => {
-      // The runs on backends first (the partial index runs_holding: a pool's worth), then their
-      // order. Asked for in that order, PostgreSQL walked runs_by_age instead, past every finished
-      // run: 0.6 s a recovery tick on a million runs, for none found.
+      // The runs on backends first (a pool's worth, found by their status), then their order.
+      // Asked for in that order, PostgreSQL walked runs_by_age instead, past every finished run:
+      // 0.6 s a recovery tick on a million runs, for none found.
       const result = await this.db.raw(
         `WITH holding AS MATERIALIZED (SELECT * FROM runs WHERE ${HOLDS_SLOT} AND ${LEASE_FREE})
          SELECT * FROM holding ORDER BY created_at, id LIMIT ?`,
