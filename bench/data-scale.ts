@@ -90,14 +90,21 @@ interface Sized {
 
 async function seeded(store: Store, label: string, size: number, fakeUrl: string): Promise<Sized> {
   const database = await store.create(label);
-  const data = await prepareRunload(`scale-${label}`, database.env, fakeUrl);
-  const db = store.open(data);
   let queuedRunId: string;
+  let data: PreparedData;
   try {
-    await seedHistory(db, { runs: size, assets: size, accountId: data.accountId, appVersionId: data.app });
-    queuedRunId = await queueRuns(db, data.accountId, data.app);
-  } finally {
-    await db.destroy();
+    data = await prepareRunload(`scale-${label}`, database.env, fakeUrl);
+    const db = store.open(data);
+    try {
+      await seedHistory(db, { runs: size, assets: size, accountId: data.accountId, appVersionId: data.app });
+      queuedRunId = await queueRuns(db, data.accountId, data.app);
+    } finally {
+      await db.destroy();
+    }
+  } catch (error) {
+    // A database whose seeding failed is not among the sizes the section drops at its end.
+    await database.drop().catch(() => undefined);
+    throw error;
   }
   return { label, data, drop: database.drop, poll: [], create: [], queuedRunId };
 }
