@@ -6,7 +6,7 @@
  * @module
  */
 import type { Knex } from 'knex';
-import { dialectOf, type Dialect } from '@runload/storage-adapter';
+import { countBackendUsage, dialectOf, type Dialect } from '@runload/storage-adapter';
 
 export interface HistoryShape {
   readonly runs: number;
@@ -55,7 +55,7 @@ export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> 
   );
   // One statement of a million finished runs would update the four backends' usage rows (kept by a
   // trigger) a million times in one transaction, every version of them kept: PostgreSQL took
-  // longer than 15 minutes. Their counts are made once after, as migration 017 makes them.
+  // longer than 15 minutes. Their counts are made once after, by the migration's own count.
   const postgres = dialectOf(db) === 'postgres';
   if (postgres) await db.raw('ALTER TABLE runs DISABLE TRIGGER backend_usage_insert');
   // Finished runs: 90% succeeded, 8% failed, 2% canceled; one of the benchmark's app versions in ten.
@@ -74,11 +74,8 @@ export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> 
   );
   if (postgres) {
     await db.raw('ALTER TABLE runs ENABLE TRIGGER backend_usage_insert');
-    await db.raw(
-      `INSERT INTO backend_usage (backend_id, runs_executed, gpu_seconds)
-       SELECT backend_id, COUNT(*), COALESCE(SUM(gpu_seconds), 0) FROM runs WHERE backend_id IS NOT NULL AND status IN ('succeeded', 'failed', 'canceled', 'expired') GROUP BY backend_id
-       ON CONFLICT (backend_id) DO UPDATE SET runs_executed = backend_usage.runs_executed + excluded.runs_executed, gpu_seconds = backend_usage.gpu_seconds + excluded.gpu_seconds`,
-    );
+    // No run had finished before these (the database holds an account and an app only).
+    await countBackendUsage(db);
   }
   await db.raw(`INSERT INTO gpu_charges (run_id, account_id, seconds, charged_at) SELECT id, account_id, gpu_seconds, finished_at FROM runs WHERE gpu_seconds IS NOT NULL`);
   // Every account and app version that ever had a run in flight keeps its (now zero) counter row.

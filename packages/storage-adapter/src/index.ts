@@ -1,5 +1,6 @@
 export { openDatabase, dialectOf, type DatabaseConfig, type Dialect } from './open-database.js';
 export { migrate } from './migrations.js';
+export { countBackendUsage } from './migration-backend-usage.js';
 export { checkDatabase } from './check-database.js';
 export { isUnreachable } from './storage-errors.js';
 export { KnexAccountRepository } from './knex-account-repository.js';

@@ -61,10 +61,7 @@ export const BACKEND_USAGE_MIGRATION = {
       t.double('gpu_seconds').notNullable();
     });
     for (const sql of dialectOf(db) === 'postgres' ? POSTGRES_UP : SQLITE_UP) await db.raw(sql);
-    await db.raw(
-      `INSERT INTO backend_usage (backend_id, runs_executed, gpu_seconds)
-       SELECT backend_id, COUNT(*), COALESCE(SUM(gpu_seconds), 0) FROM runs WHERE backend_id IS NOT NULL AND status IN ${FINISHED} GROUP BY backend_id`,
-    );
+    await countBackendUsage(db);
   },
   async down(db: Knex): Promise<void> {
     for (const name of ['insert', 'update', 'delete']) {
@@ -74,3 +71,15 @@ export const BACKEND_USAGE_MIGRATION = {
     await db.schema.dropTableIfExists('backend_usage');
   },
 };
+
+/**
+ * Counts into the empty `backend_usage` what each backend has executed, from the runs themselves:
+ * what migration 017 does for the runs before it, and what a bulk import of finished runs does
+ * after writing them with `backend_usage_insert` turned off.
+ */
+export async function countBackendUsage(db: Knex): Promise<void> {
+  await db.raw(
+    `INSERT INTO backend_usage (backend_id, runs_executed, gpu_seconds)
+     SELECT backend_id, COUNT(*), COALESCE(SUM(gpu_seconds), 0) FROM runs WHERE backend_id IS NOT NULL AND status IN ${FINISHED} GROUP BY backend_id`,
+  );
+}
