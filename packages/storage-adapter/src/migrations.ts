@@ -19,6 +19,7 @@ import { RUNS_PLACED_AT_MIGRATION } from './migration-runs-placed-at.js';
 import { RUNS_WITHOUT_WORKFLOW_MIGRATION } from './migration-runs-without-workflow.js';
 import { ASSETS_MISSING_BLAKE3_MIGRATION } from './migration-assets-missing-blake3.js';
 import { BACKEND_USAGE_MIGRATION } from './migration-backend-usage.js';
+import { RUNS_BY_ACCOUNT_FINISHED_MIGRATION } from './migration-runs-by-account-finished.js';
 
 interface Migration {
   readonly name: string;
@@ -125,6 +126,7 @@ const MIGRATIONS: readonly Migration[] = [
   RUNS_WITHOUT_WORKFLOW_MIGRATION,
   ASSETS_MISSING_BLAKE3_MIGRATION,
   BACKEND_USAGE_MIGRATION,
+  RUNS_BY_ACCOUNT_FINISHED_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

@@ -48,7 +48,7 @@ describe('SQLite database file', () => {
     await migrate(t.another());
     expect(await schemaOf(t.db)).to.deep.equal(before);
     expect(await t.db('runload_migrations').count<{ n: number }[]>({ n: '*' })).to.deep.equal(applied);
-    expect(before.join('\n')).to.include('runs_by_account_status');
+    expect(before.join('\n')).to.include('runs_by_account_finished');
   });
 
   it('lets a second process (another knex on the same file) see writes, and two writers work side by side', async () => {
