@@ -37,7 +37,9 @@ function dialectSql(dialect: Dialect) {
 }
 
 export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> {
-  const { uuid, hex, sequence, no } = dialectSql(dialectOf(db));
+  const dialect = dialectOf(db);
+  const postgres = dialect === 'postgres';
+  const { uuid, hex, sequence, no } = dialectSql(dialect);
   const now = Date.now();
   const span = DAYS * 86_400_000;
   const owner = (i: string) => `CASE WHEN ${i} % 10 = 0 THEN '${shape.accountId}' ELSE ${uuid('aaaaaaaa', `${i} % ${OTHER_ACCOUNTS}`)} END`;
@@ -56,7 +58,6 @@ export async function seedHistory(db: Knex, shape: HistoryShape): Promise<void> 
   // One statement of a million finished runs would update the four backends' usage rows (kept by a
   // trigger) a million times in one transaction, every version of them kept: PostgreSQL took
   // longer than 15 minutes. Their counts are made once after, by the migration's own count.
-  const postgres = dialectOf(db) === 'postgres';
   if (postgres) await db.raw('ALTER TABLE runs DISABLE TRIGGER backend_usage_insert');
   // Finished runs: 90% succeeded, 8% failed, 2% canceled; one of the benchmark's app versions in ten.
   await db.raw(

@@ -69,6 +69,7 @@ describe('SQLite query plans of the hot queries', () => {
     }
   }
 
+  const monthlyUsage = () => new KnexUsageRepository(t.db).byAccount(new Date(T), new Date(T + 2000), { limit: 50 });
   const cases: [string, () => Promise<unknown>][] = [
     ['get by id', () => runs.get(randomUUID())],
     ['list by account, first page', () => runs.listByAccount(accountId, { limit: 20 })],
@@ -92,7 +93,7 @@ describe('SQLite query plans of the hot queries', () => {
     ['runs created in a window (the limiter after a restart)', () => runs.countCreated(accountId, new Date(T), new Date(T + 500))],
     ['runs held per backend (the pool)', () => runs.heldByBackend()],
     ['contents without a BLAKE3 (the backfill), a later page', () => new KnexAssetRepository(t.db).listMissingBlake3('8'.repeat(64), 100)],
-    ['the usage report of a month', () => new KnexUsageRepository(t.db).byAccount(new Date(T), new Date(T + 2000), { limit: 50 })],
+    ['the usage report of a month', () => monthlyUsage()],
   ];
   const sortingFew = new Set(['claim a run with a slot on a backend', 'runs left by a dead instance on backends (recovery)', 'runs held per backend (the pool)']);
   for (const [name, work] of cases) {
@@ -104,7 +105,7 @@ describe('SQLite query plans of the hot queries', () => {
   }
 
   it('the usage report reads the runs that ended in its month, not each account\'s whole history', async () => {
-    const plans = await plansOf(() => new KnexUsageRepository(t.db).byAccount(new Date(T), new Date(T + 2000), { limit: 50 }));
+    const plans = await plansOf(monthlyUsage);
     const counted = plans.map((p) => p.join(' | ')).find((text) => /SEARCH runs/.test(text));
     expect(counted, JSON.stringify(plans)).to.match(/SEARCH runs USING (COVERING )?INDEX \w+ \(account_id=\? AND status=\? AND finished_at>\? AND finished_at<\?\)/);
   });
