@@ -1,16 +1,16 @@
 /**
  * HTTP calls to one ComfyUI server, with timeouts; an unreachable server is SERVICE_UNAVAILABLE.
- * Through `node:http` with a keep-alive agent rather than `fetch`: every run makes a few of these
- * calls, and `fetch` costs about twice the CPU and the time per call on loopback.
+ * Through an undici connection pool, each exchange handled as its bytes come (`exchanges.ts`):
+ * every run makes a few of these calls, and on loopback `node:http` with a signal and an async
+ * read took about three times the CPU per call, `fetch` five times.
  * @module
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { Pool } from 'undici';
 import { CoreError } from '@runload/core';
 import { authHeaders, type AuthHeader } from './backend-auth.js';
+import { AnswerTooLarge, BufferedExchange, StreamedExchange, type Answer } from './exchanges.js';
 
 const IDLE_CONNECTION_MS = 4000;
 const MIB = 1024 * 1024;
@@ -19,28 +19,6 @@ const MIB = 1024 * 1024;
  * is a few MiB; a larger answer (a history of 300 MB) would take the memory of the whole server.
  */
 export const MAX_ANSWER_BYTES = 32 * MIB;
-
-class AnswerTooLarge extends Error {}
-
-/** The answer's text, or AnswerTooLarge (the connection dropped) once it passes `maxBytes`. */
-async function readBounded(res: IncomingMessage, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    res.destroy();
-    throw new AnswerTooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      res.destroy();
-      throw new AnswerTooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
 
 export interface HttpResult {
   readonly status: number;
@@ -71,43 +49,47 @@ export interface StreamedResponse {
   readonly body: Readable;
 }
 
+/** Errors of a kept connection the server closed as a request went out on it. */
+const DROPPED_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET']);
+
 export class ComfyUiHttp {
-  private readonly agent: http.Agent;
-  private readonly transport: typeof http | typeof https;
+  private readonly pool: Pool;
+  /** The path the server is mounted at, if any (a server behind a proxy at `https://host/comfy`). */
+  private readonly prefix: string;
+  private readonly headers: Record<string, string>;
 
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs: number,
     /** Credentials for a server behind an authenticating proxy: sent, never shown. */
-    private readonly auth: AuthHeader | null = null,
+    auth: AuthHeader | null = null,
   ) {
-    const secure = baseUrl.startsWith('https:');
-    this.transport = secure ? https : http;
+    const url = new URL(baseUrl);
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.headers = authHeaders(auth);
     // An idle connection is closed before servers usually close theirs (Node's 5 s, aiohttp's 75 s),
     // so a call rarely finds one the server has just dropped; a GET that does is sent again.
-    const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
-    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.pool = new Pool(url.origin, { keepAliveTimeout: IDLE_CONNECTION_MS, keepAliveMaxTimeout: IDLE_CONNECTION_MS });
   }
 
   async request(method: 'GET' | 'POST', path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResult> {
-    let res: IncomingMessage;
-    let text: string;
     const maxBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    let answer: Answer<Buffer>;
     try {
-      res = await this.send(method, path, body, options.timeoutMs ?? this.timeoutMs, options.idleMs);
-      text = await readBounded(res, maxBytes);
+      answer = await this.retriedGet(method, () => this.buffered(method, path, body, maxBytes, options));
     } catch (error) {
       if (error instanceof AnswerTooLarge) {
         throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${method} ${short(path)} with more than ${maxBytes % MIB === 0 ? `${maxBytes / MIB} MiB` : `${maxBytes} bytes`}, more than runload reads`);
       }
       throw this.unreachable(`${method} ${short(path)}`, error);
     }
-    const status = res.statusCode ?? 0;
+    const text = answer.body.toString('utf8');
+    const { status } = answer;
     if (status >= 500 && !options.allowServerErrors) {
       throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${status} to ${method} ${short(path)}: ${text.slice(0, 200)}`);
     }
     let parsed: unknown = text;
-    if (text && (res.headers['content-type'] ?? '').includes('json')) {
+    if (text && (answer.contentType ?? '').includes('json')) {
       try {
         parsed = JSON.parse(text) as unknown;
       } catch (error) {
@@ -132,39 +114,52 @@ export class ComfyUiHttp {
    * `signal` aborts (a stopping runload does not wait for a slow but moving download).
    */
   async stream(path: string, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<StreamedResponse> {
-    let res: IncomingMessage;
+    let answer: Answer<Readable>;
     try {
-      res = await this.send('GET', path, undefined, timeoutMs, idleMs, signal);
+      if (signal?.aborted) throw signal.reason;
+      answer = await this.retriedGet('GET', () => {
+        const exchange = new StreamedExchange(timeoutMs, idleMs, signal);
+        this.pool.dispatch(this.options('GET', path, undefined, idleMs ?? timeoutMs), exchange);
+        return exchange.answer;
+      });
     } catch (error) {
       throw this.unreachable(`GET ${short(path)}`, error);
     }
-    if (res.statusCode !== 200) {
-      res.resume(); // drained, so the connection goes back to the agent
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.statusCode} to GET ${short(path)}`);
+    if (answer.status !== 200) {
+      answer.body.resume(); // drained, so the connection goes back to the pool
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${answer.status} to GET ${short(path)}`);
     }
-    return { contentType: res.headers['content-type'] ?? null, body: res };
+    return { contentType: answer.contentType, body: answer.body };
   }
 
   /** Closes the idle connections kept for the next calls. */
   close(): void {
-    this.agent.destroy();
+    void this.pool.destroy().catch(() => undefined);
   }
 
-  /** Sends the request; resolves with the answer once its headers came. */
-  private async send(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<IncomingMessage> {
+  /**
+   * A whole answer. Its bound is the call's timeout while nothing comes (before the head, and
+   * between two pieces of the body), and the call fails at the first piece past it in all.
+   */
+  private buffered(method: 'GET' | 'POST', path: string, body: unknown, maxBytes: number, options: RequestOptions): Promise<Answer<Buffer>> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const exchange = new BufferedExchange(maxBytes, timeoutMs, options.idleMs ?? timeoutMs);
+    this.pool.dispatch(this.options(method, path, body, options.idleMs ?? timeoutMs), exchange);
+    return exchange.answer;
+  }
+
+  /** A kept connection the server closed as it was reused: a GET never reached it, and is sent again. */
+  private async retriedGet<T>(method: 'GET' | 'POST', send: () => Promise<T>): Promise<T> {
     try {
-      return await this.sendOnce(method, path, body, timeoutMs, idleMs, signal);
+      return await send();
     } catch (error) {
-      // A kept connection the server closed as it was reused: the request never reached it.
-      if (method === 'GET' && (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
-        return this.sendOnce(method, path, body, timeoutMs, idleMs, signal);
-      }
+      if (method === 'GET' && DROPPED_CONNECTION.has((error as { code?: string }).code ?? '')) return send();
       throw error;
     }
   }
 
-  private sendOnce(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<IncomingMessage> {
-    const headers: Record<string, string | number> = authHeaders(this.auth);
+  private options(method: 'GET' | 'POST', path: string, body: unknown, idleMs: number) {
+    const headers: Record<string, string> = { ...this.headers };
     let payload: string | Readable | null = null;
     if (body instanceof StreamedBody) {
       headers['content-type'] = body.contentType;
@@ -172,31 +167,9 @@ export class ComfyUiHttp {
     } else if (body !== undefined) {
       payload = JSON.stringify(body);
       headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(payload);
     }
-    return new Promise((resolve, reject) => {
-      // The timeout covers the whole exchange, the body's bytes included, as fetch's signal did.
-      let answer: IncomingMessage | null = null;
-      const req = this.transport.request(`${this.baseUrl}${path}`, { method, headers, agent: this.agent, signal: bounded(timeoutMs, signal) }, (res) => {
-        answer = res;
-        resolve(res);
-      });
-      // The socket's inactivity, while the answer's body is read too (its reader gets this error);
-      // the whole exchange stays bounded by the signal.
-      if (idleMs !== undefined) {
-        req.setTimeout(idleMs, () => {
-          const stalled = new Error(`nothing received for ${idleMs} ms`);
-          (answer as IncomingMessage | null)?.destroy(stalled);
-          req.destroy(stalled);
-        });
-      }
-      req.once('error', (error: Error & { reusedSocket?: boolean }) => {
-        error.reusedSocket = req.reusedSocket;
-        reject(error);
-      });
-      if (payload instanceof Readable) pipeline(payload, req).catch(reject);
-      else req.end(payload ?? undefined);
-    });
+    // undici's own timeouts are of inactivity: before the head, and between two pieces of the body.
+    return { path: `${this.prefix}${path}`, method, headers, body: payload, headersTimeout: idleMs, bodyTimeout: idleMs };
   }
 
   private unreachable(what: string, error: unknown): CoreError {
@@ -207,10 +180,4 @@ export class ComfyUiHttp {
 /** Paths carry file names, which can carry a run's inputs: messages and logs keep only their start. */
 function short(path: string): string {
   return path.length > 200 ? `${path.slice(0, 200)}…(${path.length} characters)` : path;
-}
-
-/** The whole exchange's bound: `timeoutMs`, or sooner when the caller's signal aborts. */
-function bounded(timeoutMs: number, signal: AbortSignal | undefined): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal ? AbortSignal.any([timeout, signal]) : timeout;
 }
