@@ -112,7 +112,9 @@ export function openDatabase(config: DatabaseConfig): Knex {
       min: 1,
       max: config.poolMax ?? 4,
       afterCreate: (conn: RawSqliteConnection, done: (err: Error | null, c: unknown) => void) => {
-        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${busyTimeoutMs}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
+        // temp_store: the statement journal of a write whose triggers run (every change of a run's
+        // status) is kept in memory, not in a temporary file: a third of such a write's time.
+        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${busyTimeoutMs}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL', 'PRAGMA temp_store = MEMORY'];
         const next = (i: number): void => {
           if (i === pragmas.length) {
             cacheStatements(conn as RawSqliteConnection & CachingSqliteConnection);
