@@ -20,6 +20,7 @@ import { RUNS_WITHOUT_WORKFLOW_MIGRATION } from './migration-runs-without-workfl
 import { ASSETS_MISSING_BLAKE3_MIGRATION } from './migration-assets-missing-blake3.js';
 import { BACKEND_USAGE_MIGRATION } from './migration-backend-usage.js';
 import { RUNS_BY_ACCOUNT_FINISHED_MIGRATION } from './migration-runs-by-account-finished.js';
+import { OUTPUTS_REVEALED_MIGRATION } from './migration-outputs-revealed.js';
 
 interface Migration {
   readonly name: string;
@@ -127,6 +128,7 @@ const MIGRATIONS: readonly Migration[] = [
   ASSETS_MISSING_BLAKE3_MIGRATION,
   BACKEND_USAGE_MIGRATION,
   RUNS_BY_ACCOUNT_FINISHED_MIGRATION,
+  OUTPUTS_REVEALED_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

@@ -35,6 +35,8 @@ describe('SQLite database file', () => {
       expect(((await db.raw('PRAGMA journal_mode')) as { journal_mode: string }[])[0]?.journal_mode).to.equal('wal');
       expect(((await db.raw('PRAGMA foreign_keys')) as { foreign_keys: number }[])[0]?.foreign_keys).to.equal(1);
       expect(((await db.raw('PRAGMA busy_timeout')) as { timeout: number }[])[0]?.timeout).to.be.at.least(5000);
+      // Statement journals in memory (2), not in temporary files.
+      expect(((await db.raw('PRAGMA temp_store')) as { temp_store: number }[])[0]?.temp_store).to.equal(2);
     } finally {
       await db.destroy();
       rmSync(parent, { recursive: true, force: true });
@@ -49,6 +51,7 @@ describe('SQLite database file', () => {
     expect(await schemaOf(t.db)).to.deep.equal(before);
     expect(await t.db('runload_migrations').count<{ n: number }[]>({ n: '*' })).to.deep.equal(applied);
     expect(before.join('\n')).to.include('runs_by_account_finished');
+    expect(before.join('\n')).to.include('runs_reveal_outputs');
   });
 
   it('lets a second process (another knex on the same file) see writes, and two writers work side by side', async () => {

@@ -192,6 +192,47 @@ export function describeAssetRepositoryContract(
       expect(await assets.markStored(randomUUID())).to.equal(false);
     });
 
+    it("reveals a run's pending outputs in the write that makes it succeeded, and only the outputs of the run's account", async () => {
+      const [account, other] = STORAGE_CONTRACT_PARENTS.accountIds;
+      const run = aContractRun({ status: 'running' });
+      await runs.create(run);
+      const first = anAsset({ origin: 'output', expiresAt: null });
+      const second = anAsset({ origin: 'output', expiresAt: null });
+      const foreign = anAsset({ origin: 'output', expiresAt: null, accountId: other });
+      const unnamed = anAsset({ origin: 'output', expiresAt: null });
+      for (const a of [first, second, foreign, unnamed]) await assets.createPending(a);
+      const outputOf = (a: Asset) => ({ assetId: a.id, filename: a.filename, contentType: a.contentType, size: a.size, nodeId: '9' });
+      const outputs = [first, second, foreign].map(outputOf);
+
+      // A write that does not finish the run, outputs named or not, reveals nothing.
+      await runs.update(run.id, { progress: { value: 1, max: 2, nodeId: '9' }, outputs });
+      expect(await assets.get(first.id), 'before the run succeeded').to.equal(null);
+
+      expect(account).to.equal(run.accountId);
+      await runs.update(run.id, { status: 'succeeded', finishedAt: new Date(T + 1000), outputs }, { status: ['running'] });
+      expect(await assets.get(first.id)).to.deep.equal(first);
+      expect(await assets.get(second.id)).to.deep.equal(second);
+      expect(await assets.get(foreign.id), "another account's record of a named id").to.equal(null);
+      expect(await assets.get(unnamed.id), 'a record the outputs do not name').to.equal(null);
+    });
+
+    it('leaves the outputs of a run finished otherwise, or whose finishing write found it moved on, pending', async () => {
+      const failed = aContractRun({ status: 'running' });
+      const lost = aContractRun({ status: 'canceled' });
+      await runs.create(failed);
+      await runs.create(lost);
+      const a = anAsset({ origin: 'output', expiresAt: null });
+      const b = anAsset({ origin: 'output', expiresAt: null });
+      await assets.createPending(a);
+      await assets.createPending(b);
+      const outputOf = (x: Asset) => [{ assetId: x.id, filename: x.filename, contentType: x.contentType, size: x.size, nodeId: '9' }];
+      await runs.update(failed.id, { status: 'failed', finishedAt: new Date(T + 1000), outputs: outputOf(a) });
+      expect(await runs.update(lost.id, { status: 'succeeded', outputs: outputOf(b) }, { status: ['running'] })).to.equal(null);
+      expect(await assets.get(a.id)).to.equal(null);
+      expect(await assets.get(b.id)).to.equal(null);
+      expect((await assets.listPending(new Date(T + 60_000), 10)).map((x) => x.id).sort()).to.deep.equal([a.id, b.id].sort());
+    });
+
     it('gives each of several calls made together its own answer, and fails only the call that is wrong', async () => {
       const stored = anAsset();
       const pending = anAsset();

@@ -51,9 +51,11 @@ export interface AssetRepository {
   deleteBlobIfUnreferenced(sha256: string, remove: () => Promise<unknown>): Promise<boolean>;
 
   /**
-   * As `create`, but the record stays pending until `markStored`: `get`, the listings and
-   * `listExpired` leave it out, while `countBySha256` counts it (its bytes are being committed).
-   * Used when the bytes are committed after the record, so no one sees a record without bytes.
+   * As `create`, but the record stays pending until `markStored`, or until a run of its account
+   * naming it among its outputs becomes `succeeded` (see `RunRepository.update`): `get`, the
+   * listings and `listExpired` leave it out, while `countBySha256` counts it (its bytes are being
+   * committed). Used when the bytes are committed after the record, so no one sees a record
+   * without bytes.
    */
   createPending(asset: Asset): Promise<void>;
   /** Makes a pending record visible (its bytes are durable); true when the record exists. */

@@ -114,6 +114,10 @@ export interface RunRepository {
    * Applies the patch when the guard holds; returns the run as it now is, or null when the
    * run does not exist or the guard failed (nothing changed then). An audit entry (an operator's
    * change) is written in the same transaction, and only when the run changed.
+   *
+   * The write that makes a run `succeeded` also reveals its outputs: the pending asset records
+   * of the run's account that its `outputs` name (see `AssetRepository.createPending`)
+   * become stored in the same write, so a reader sees the run succeeded and its outputs together.
    */
   update(id: string, patch: RunPatch, guard?: RunUpdateGuard, audit?: AuditEntry): Promise<Run | null>;
   /** Removes a run record; true when it existed. Only to undo a creation whose follow-up failed. */

@@ -15,8 +15,19 @@ export class InMemoryAssetRepository implements AssetRepository {
   /** Ids of the records whose bytes are not committed yet. */
   private readonly pending = new Set<string>();
 
-  /** @param runs the runs whose inputs decide `usedByRunInFlight` (none when omitted) */
-  constructor(private readonly runs: { snapshot(): readonly Run[] } = { snapshot: () => [] }) {}
+  /**
+   * @param runs the runs whose inputs decide `usedByRunInFlight` (none when omitted); a run of
+   * them that becomes `succeeded` reveals the pending records its outputs name, as the databases'
+   * trigger does in the run's finishing write
+   */
+  constructor(private readonly runs: { snapshot(): readonly Run[]; onStatusChange?(listener: (before: Run, after: Run) => void): void } = { snapshot: () => [] }) {
+    runs.onStatusChange?.((before, after) => {
+      if (after.status !== 'succeeded' || before.status === 'succeeded') return;
+      for (const output of after.outputs) {
+        if (this.rows.get(output.assetId)?.accountId === after.accountId) this.pending.delete(output.assetId);
+      }
+    });
+  }
 
   /** Per-sha256 locks. */
   private readonly locks = new InProcessNamedLocks();

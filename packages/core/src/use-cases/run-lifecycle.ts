@@ -74,8 +74,9 @@ export class RunLifecycle {
   }
 
   /**
-   * Stores the outputs, charges the GPU time, then marks the run succeeded. Like every finished
-   * run it keeps its last progress, here completed (value = max); null if none was ever reported.
+   * Stores the outputs, charges the GPU time, then marks the run succeeded, which reveals the
+   * outputs' records in the same write. Like every finished run it keeps its last progress, here
+   * completed (value = max); null if none was ever reported.
    */
   async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
     // Downloaded and stored side by side: a batch of images from a GPU server across a network
@@ -213,7 +214,7 @@ export class RunLifecycle {
       expiresAt: expiryOf('output', now, this.retention),
     };
     // The record before the bytes, as for uploads (the retention sweep relies on that order),
-    // hidden until they are durable.
+    // hidden until the write that makes the run succeeded reveals it (the bytes are durable by then).
     try {
       await this.assets.createPending(asset);
     } catch (error) {
@@ -223,7 +224,6 @@ export class RunLifecycle {
     }
     try {
       await staged.commit();
-      await this.assets.markStored(id);
     } catch (error) {
       await staged.discard();
       await this.assets.delete(id);
@@ -234,10 +234,10 @@ export class RunLifecycle {
   }
 
   /**
-   * The record an earlier attempt stored under this id (a retry, or a dispatcher that died after
-   * storing it), asked only once a create failed since it almost never exists. The bytes are
-   * committed again when they are the same, and the record shown: a process killed between the
-   * record and the bytes left a pending record without them.
+   * The record an earlier attempt wrote under this id (a retry, or a dispatcher that died after
+   * writing it), asked only once a create failed since it almost never exists. The bytes are
+   * committed again when they are the same (a process killed between the record and the bytes
+   * left a pending record without them); the run's finishing write reveals the record.
    */
   private async storedEarlier(id: string, staged: StagedBlob): Promise<Asset | null> {
     const existing = await this.assets.get(id, { includePending: true }).catch(() => null);
@@ -246,7 +246,6 @@ export class RunLifecycle {
       return existing;
     }
     await staged.commit();
-    await this.assets.markStored(id);
     return existing;
   }
 }
