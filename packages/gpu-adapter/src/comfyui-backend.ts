@@ -11,7 +11,7 @@ import type { AuthHeader } from './backend-auth.js';
 import { BackendCapabilities } from './backend-capabilities.js';
 import { ComfyUiHttp, StreamedBody, type StreamedResponse } from './comfyui-http.js';
 import { ComfyUiSocket, type SocketMessage } from './comfyui-socket.js';
-import { supportsTargetedInterrupt } from './comfyui-version.js';
+import { supportsTargetedInterrupt, tellsOutcomeOnSocket } from './comfyui-version.js';
 import { afterProbe, NOT_PROBED, probeDetail, type ProbeOutcome, type ProbeState } from './probe-state.js';
 import { streamingMultipart } from './multipart-upload.js';
 import { outputContentType } from './output-content-type.js';
@@ -77,7 +77,16 @@ export class ComfyUiBackend {
   ) {
     this.http = new ComfyUiHttp(url, options.requestTimeoutMs, options.auth ?? null);
     this.locator = new RunLocator(this.http);
-    this.followers = new RunFollowers({ inspect: (id, hint) => this.locator.inspect(id, hint), runIdOf: (pid) => this.locator.runIdOf(pid), log: options.log }, options.confirmIntervalMs);
+    this.followers = new RunFollowers(
+      {
+        inspect: (id, hint) => this.locator.inspect(id, hint),
+        runIdOf: (pid) => this.locator.runIdOf(pid),
+        socketConnected: () => this.socket.connected,
+        tellsOutcomeOnSocket: () => tellsOutcomeOnSocket(this.version),
+        log: options.log,
+      },
+      options.confirmIntervalMs,
+    );
     const executing = new ExecutingPrompt();
     const previews = new PreviewFrames(executing, (promptId, preview) => this.followers.onPreview(promptId, preview), (reason) =>
       options.log('warn', 'malformed binary frame from ComfyUI ignored (later ones on this connection are not logged)', { backend: url, reason }),
@@ -91,7 +100,7 @@ export class ComfyUiBackend {
     this.socket = new ComfyUiSocket(url, options.clientId, onMessage, () => {
       executing.reset();
       previews.reconnected();
-      this.followers.confirmAll();
+      this.followers.reconnected();
       // A reconnect may be a restart with other models (or another server): read them again.
       this.capabilitiesReadAtMs = 0;
       this.uploaded.clear();

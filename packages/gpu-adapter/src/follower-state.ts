@@ -8,6 +8,7 @@
  *  ──socket message about the run ──────► following (started once news of execution comes;
  *                                         an end announced is told once as `ended`, and asks
  *                                         for a confirmation)
+ *  ──success told whole by the socket ──► done (the last news: finished, with that outcome)
  *  ──confirmation: queued │ running ────► following
  *  ──confirmation: terminal │ unknown ──► done (the last news: finished │ lost)
  *  ──stop (unfollowed, followed anew, closed) ► done
@@ -15,7 +16,7 @@
  * ```
  * @module
  */
-import type { ExecutionEvent, ExecutionState, FollowedRunEvent } from '@runload/core';
+import type { ExecutionEvent, ExecutionState, FollowedRunEvent, TerminalExecutionState } from '@runload/core';
 import type { ProgressReading } from './run-progress.js';
 
 export interface Following {
@@ -39,10 +40,18 @@ export const DONE: Done = { kind: 'done' };
 
 export type FollowerEvent =
   /**
-   * A socket message about the run: its type, the node it names, its timestamp, and the run's
-   * progress after it (read by the run's {@link RunProgress}).
+   * A socket message about the run: its type, the node it names, its timestamp, the run's
+   * progress after it (read by the run's {@link RunProgress}), and, for a success the socket told
+   * whole, its outcome (see `HeardExecution`).
    */
-  | { readonly type: 'message'; readonly message: string; readonly nodeId: string | null; readonly timestampMs: number | null; readonly progress: ProgressReading | null }
+  | {
+      readonly type: 'message';
+      readonly message: string;
+      readonly nodeId: string | null;
+      readonly timestampMs: number | null;
+      readonly progress: ProgressReading | null;
+      readonly outcome?: TerminalExecutionState | null;
+    }
   /** A confirmation's answer: where the run stands on the server. */
   | { readonly type: 'inspected'; readonly state: ExecutionState }
   | { readonly type: 'stop' };
@@ -96,6 +105,8 @@ function onMessage(s: Following, m: Extract<FollowerEvent, { type: 'message' }>,
   } else if (PROGRESS_MESSAGES.has(m.message)) {
     start(nowMs);
   } else if (m.message === 'executing' || END_MESSAGES.has(m.message)) {
+    // A success the socket told whole is the outcome (its end with it): its history, written later, is not waited for.
+    if (m.outcome) return { state: DONE, effects: [...effects, { do: 'end', event: { type: 'finished', result: m.outcome } }] };
     // Told once, at the first of them: the server is free for the next prompt before the outcome is read.
     if (!next.endAnnounced) effects.push({ do: 'tell', event: { type: 'ended' } });
     // `executing {node: null}` follows the history write; the end messages precede it slightly.

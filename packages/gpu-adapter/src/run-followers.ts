@@ -1,13 +1,15 @@
 /**
  * The runs followed on one ComfyUI server. Socket messages give early news (start, nodes,
- * progress, the end); every terminal outcome is read from the server's own records through
- * `inspect`, after each socket (re)connection and on a slow timer, so a silent or broken socket
- * never loses a run and a run that ended before anyone listened is still reported.
+ * progress, the end); a terminal outcome is read from the server's own records through `inspect`
+ * (after each socket (re)connection and on a slow timer, so a silent or broken socket never loses
+ * a run and a run that ended before anyone listened is still reported), except a success the
+ * socket told whole to a prompt sent from here (see {@link HeardExecution}).
  * @module
  */
-import { Pump, type ExecutionState, type FollowedRunEvent, type Logger, type Preview } from '@runload/core';
+import { Pump, type ExecutionState, type FollowedRunEvent, type Logger, type Preview, type TerminalExecutionState } from '@runload/core';
 import type { SocketMessage } from './comfyui-socket.js';
 import { FOLLOWING, stepFollower, type FollowerEvent, type FollowerState } from './follower-state.js';
+import { HeardExecution } from './heard-execution.js';
 import { RunProgress } from './run-progress.js';
 
 /** One run followed: its state (one value, moved by {@link stepFollower}) and what carries it out. */
@@ -24,13 +26,14 @@ interface Follower {
 /** Early messages kept per prompt; past it, the last one kept is replaced (an end comes last). */
 const EARLY_MESSAGES_KEPT = 8;
 
-function messageEvent(type: string, data: Record<string, unknown>, progress: ReturnType<RunProgress['onMessage']>): FollowerEvent {
+function messageEvent(type: string, data: Record<string, unknown>, progress: ReturnType<RunProgress['onMessage']>, outcome: TerminalExecutionState | null): FollowerEvent {
   return {
     type: 'message',
     message: type,
     nodeId: typeof data['node'] === 'string' ? data['node'] : null,
     timestampMs: typeof data['timestamp'] === 'number' ? data['timestamp'] : null,
     progress,
+    outcome,
   };
 }
 
@@ -38,6 +41,10 @@ export interface FollowerHooks {
   readonly inspect: (runId: string, options: { endAnnounced: boolean }) => Promise<ExecutionState>;
   /** The run id a socket message's prompt id belongs to. */
   readonly runIdOf: (promptId: string) => string;
+  /** Whether the socket is connected now (a prompt sent while it is not is not heard from its start). */
+  readonly socketConnected: () => boolean;
+  /** Whether the server's socket tells a success whole (its version), so its history need not be read. */
+  readonly tellsOutcomeOnSocket: () => boolean;
   readonly log: Logger;
 }
 
@@ -53,6 +60,8 @@ export class RunFollowers {
    * when the follow begins (a few messages: the window between sending and following is short).
    */
   private readonly heardEarly = new Map<string, FollowerEvent[]>();
+  /** What the socket told of each prompt sent from here, since it was sent (see {@link HeardExecution}). */
+  private readonly heard = new Map<string, HeardExecution>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -63,6 +72,7 @@ export class RunFollowers {
   /** The nodes of a prompt just sent, so its progress can be told as nodes done out of nodes to run. */
   plan(runId: string, nodeIds: readonly string[]): void {
     this.plans.set(runId, new RunProgress(new Set(nodeIds)));
+    this.heard.set(runId, new HeardExecution(this.hooks.socketConnected()));
   }
 
   /** A prompt that was not queued after all (refused, or never sent). */
@@ -70,6 +80,7 @@ export class RunFollowers {
     if (this.followers.has(runId)) return;
     this.plans.delete(runId);
     this.heardEarly.delete(runId);
+    this.heard.delete(runId);
   }
 
   follow(runId: string, listener: (event: FollowedRunEvent) => void): () => void {
@@ -104,19 +115,28 @@ export class RunFollowers {
     for (const f of [...this.followers.values()]) void this.confirm(f);
   }
 
+  /** The socket connected again: what the server said meanwhile is lost, so no prompt sent before is heard whole. */
+  reconnected(): void {
+    for (const heard of this.heard.values()) heard.broken();
+    this.confirmAll();
+  }
+
   onMessage({ type, data }: SocketMessage): void {
     const promptId = data['prompt_id'];
     // The `executing` replay after a reconnection carries no prompt id: the confirmation covers it.
     if (typeof promptId !== 'string') return;
     const runId = this.hooks.runIdOf(promptId);
+    const heard = this.heard.get(runId);
+    heard?.onMessage(type, data);
+    const outcome = type === 'execution_success' && heard && this.hooks.tellsOutcomeOnSocket() ? heard.successOutcome(data) : null;
     const f = this.followers.get(runId);
     if (!f || f.state.kind === 'done') {
       const plan = this.plans.get(runId);
       plan?.onMessage(type, data);
-      if (plan && !f) this.hearEarly(runId, type, data);
+      if (plan && !f) this.hearEarly(runId, messageEvent(type, data, null, outcome));
       return;
     }
-    this.on(f, messageEvent(type, data, f.progress.onMessage(type, data)));
+    this.on(f, messageEvent(type, data, f.progress.onMessage(type, data), outcome));
   }
 
   /**
@@ -124,10 +144,10 @@ export class RunFollowers {
    * read already (by the plan), so only the news of its start, nodes and end is kept, and only the
    * first few messages: the first start and an end are all the follow needs.
    */
-  private hearEarly(runId: string, type: string, data: Record<string, unknown>): void {
+  private hearEarly(runId: string, event: FollowerEvent): void {
     const early = this.heardEarly.get(runId) ?? [];
-    if (early.length < EARLY_MESSAGES_KEPT) early.push(messageEvent(type, data, null));
-    else early[EARLY_MESSAGES_KEPT - 1] = messageEvent(type, data, null);
+    if (early.length < EARLY_MESSAGES_KEPT) early.push(event);
+    else early[EARLY_MESSAGES_KEPT - 1] = event;
     this.heardEarly.set(runId, early);
   }
 
@@ -197,6 +217,7 @@ export class RunFollowers {
       this.followers.delete(f.runId);
       this.plans.delete(f.runId);
       this.heardEarly.delete(f.runId);
+      this.heard.delete(f.runId);
     }
     if (this.followers.size === 0 && this.timer) {
       clearInterval(this.timer);

@@ -3,7 +3,7 @@
  * must follow and what must be done, in order.
  */
 import { expect } from 'chai';
-import type { ExecutionState } from '@runload/core';
+import type { ExecutionState, TerminalExecutionState } from '@runload/core';
 import { DONE, FOLLOWING, stepFollower, type FollowerEvent, type FollowerState } from '../src/follower-state.js';
 
 const NOW = 50_000;
@@ -17,7 +17,7 @@ const message = (type: string, fields: Partial<Extract<FollowerEvent, { type: 'm
   ...fields,
 });
 const inspected = (state: ExecutionState): FollowerEvent => ({ type: 'inspected', state });
-const SUCCEEDED: ExecutionState = { state: 'succeeded', outputs: [], timing: null };
+const SUCCEEDED: TerminalExecutionState = { state: 'succeeded', outputs: [], timing: null };
 
 /** Effects in short: `tell:started@ms`, `tell:executing:3`, `tell:progress:3:1/8`, `confirm`, `confirm-soon`, `end:finished`, `end:lost`. */
 function said(effects: ReturnType<typeof stepFollower>['effects']): string[] {
@@ -55,6 +55,9 @@ describe('the run followed on a ComfyUI server: state × event', () => {
     // and one shortly after the end messages.
     ['executing with no node (the history is written)', STARTED, message('executing'), { ...STARTED, endAnnounced: true }, ['tell:ended', 'confirm']],
     ['execution_success', STARTED, message('execution_success'), { ...STARTED, endAnnounced: true }, ['tell:ended', 'confirm', 'confirm-soon']],
+    // A success the socket told whole carries its outcome: it is the end, nothing is read.
+    ['execution_success told whole', STARTED, message('execution_success', { outcome: SUCCEEDED }), DONE, ['end:finished']],
+    ['execution_success told whole, its start heard early in the same turn', FOLLOWING, message('execution_success', { outcome: SUCCEEDED }), DONE, ['end:finished']],
     ['execution_error', STARTED, message('execution_error'), { ...STARTED, endAnnounced: true }, ['tell:ended', 'confirm', 'confirm-soon']],
     ['execution_interrupted before any start', FOLLOWING, message('execution_interrupted'), { ...FOLLOWING, endAnnounced: true }, ['tell:ended', 'confirm', 'confirm-soon']],
     ['executing with no node after execution_success (the end told already)', { ...STARTED, endAnnounced: true }, message('executing'), { ...STARTED, endAnnounced: true }, ['confirm']],

@@ -1,7 +1,8 @@
 /**
  * A backend killed at each point of a run's life: a runload server process and a fake ComfyUI
  * process holding the run, SIGKILLed (a) with the prompt queued there, (b) executing, (c) done
- * there, as runload reads its history, (d) while runload downloads its output. Each time the run
+ * there, as runload reads its history (a server older than v0.3.0, whose socket does not tell the
+ * outcome whole), (d) while runload downloads its output. Each time the run
  * ends `succeeded` on the other backend, stored once and charged once.
  * `scripts/backend-kill-loop.sh` runs this file ten times in a row.
  */
@@ -120,8 +121,9 @@ describe('a backend killed at each point of a run\'s life', function () {
     await killAt(['--execution-ms', '600000'], async (_victim, runId) => void (await api.waitFor(runId, ['running'], 20_000)), 2);
   });
 
+  // A server whose socket does not tell a success whole (older than v0.3.0): its history is read.
   it('(c) finished there, while runload reads its history (its output may be downloading already): fails over, attempts 2', async () => {
-    await killAt(['--execution-ms', '200', '--view-delay-ms', '600000'], (victim) => victim.received('GET /history/'), 2);
+    await killAt(['--version', 'legacy', '--execution-ms', '200', '--view-delay-ms', '600000'], (victim) => victim.received('GET /history/'), 2);
   });
 
   it('(d) while its output is being downloaded: fails over, attempts 2', async () => {
