@@ -47,7 +47,7 @@ function throughputBound(depth1: Throughput, depth16: Throughput, aloneRate: num
   const needed = 1000 / (SHARE_DEPTH_16 * aloneRate);
   return (
     `- what bounds it: the server's CPU per run, and at depth 1 the chain each backend waits for between two runs. It kept ${(depth1.serverCores * 100).toFixed(0)}% of one core busy at depth 1 and ${(depth16.serverCores * 100).toFixed(0)}% at depth 16, and one core gives at most ${ceiling(depth1)} and ${ceiling(depth16)} runs/s at the CPU each run took (measured ${depth1.runsPerSecond.toFixed(0)} and ${depth16.runsPerSecond.toFixed(0)}). ` +
-    `${SHARE_DEPTH_16 * 100}% of the fake alone is ${(SHARE_DEPTH_16 * aloneRate).toFixed(0)} runs/s, which would take under ${needed.toFixed(2)} ms of server CPU per run for everything runload does with a run: its create, its polls, its claim, its prompt, the backend's socket messages, its history read, its output fetched and stored, and its statements. The main thread's own JavaScript at depth 16, ${depth16.cpuMsPerRunByThread.mainUser.toFixed(2)} ms per run, is ${(depth16.cpuMsPerRunByThread.mainUser / needed).toFixed(1)}× that budget by itself`
+    `${SHARE_DEPTH_16 * 100}% of the fake alone is ${(SHARE_DEPTH_16 * aloneRate).toFixed(0)} runs/s, which would take under ${needed.toFixed(2)} ms of server CPU per run for everything runload does with a run: its create, its polls, its claim, its prompt, the backend's socket messages (its outcome among them), its output fetched and stored, and its statements. The main thread's own JavaScript at depth 16, ${depth16.cpuMsPerRunByThread.mainUser.toFixed(2)} ms per run, is ${(depth16.cpuMsPerRunByThread.mainUser / needed).toFixed(1)}× that budget by itself`
   );
 }
 
@@ -91,7 +91,7 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
   say(`  - of it, the create request's own answer (its run committed): p50 ${ms(percentile(createAnswered, 50))}; the claim and the prompt's request follow the commit`);
   say(line('from the backend finishing to the poll showing `succeeded` (polled back to back)', toPoll));
   say(
-    `  - of it, the poll that saw it was sent p50 ${ms(percentile(seeingPollSent, 50))} after the finish (the history read, the output fetched and stored, the status written, and the poll in flight meanwhile) and took p50 ${ms(percentile(seeingPollTook, 50))} itself`,
+    `  - of it, the poll that saw it was sent p50 ${ms(percentile(seeingPollSent, 50))} after the finish (the outcome told on the socket, the output fetched and its record written, the status written with the output revealed, and the poll in flight meanwhile) and took p50 ${ms(percentile(seeingPollTook, 50))} itself`,
   );
 
   const runload = await endToEnd(client, server.pid, seconds, { warmUpSeconds });

@@ -53,10 +53,12 @@ export class OutputPrefetch {
     if (signal?.aborted) {
       found.abort.abort(signal.reason);
     } else if (signal) {
-      // The taker's signal lives long (a dispatcher's, say): its listener goes with the download.
+      // The taker's signal lives long (a dispatcher's, shared by every download in flight): the
+      // listener goes on a signal of the download's own, which the taker's aborts, and goes with it.
+      const linked = AbortSignal.any([signal]);
       const onAbort = () => found.abort.abort(signal.reason);
-      const unlink = () => signal.removeEventListener('abort', onAbort);
-      signal.addEventListener('abort', onAbort, { once: true });
+      const unlink = () => linked.removeEventListener('abort', onAbort);
+      linked.addEventListener('abort', onAbort, { once: true });
       found.response.then((res) => res.body.once('close', unlink), unlink);
     }
     return found.response;

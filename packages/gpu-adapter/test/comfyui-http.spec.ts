@@ -1,6 +1,7 @@
 /** Calls to a ComfyUI server keep their connections, and a kept connection the server drops costs no GET. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
 import { ComfyUiHttp } from '../src/comfyui-http.js';
 
@@ -130,6 +131,31 @@ describe('HTTP calls to a ComfyUI server', () => {
         break; // the reader stops at its first piece
       }
       await connectionClosed;
+    } finally {
+      http.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("adds no listener to a caller's long-lived signal per download, and its abort still stops each", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': '1000' });
+      res.write(Buffer.alloc(10)); // and the rest never: each download stays under way
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const http = new ComfyUiHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 5000);
+    try {
+      const stopping = new AbortController();
+      const downloads = await Promise.all(Array.from({ length: 12 }, (_, i) => http.stream(`/view?filename=${i}.png`, 600_000, 60_000, stopping.signal)));
+      // Node warns of a leak past ten listeners on one signal: a dispatcher's outlives every download.
+      expect(getEventListeners(stopping.signal, 'abort')).to.have.length(0);
+      const reads = downloads.map(async ({ body }) => {
+        for await (const chunk of body) void chunk;
+      });
+      stopping.abort(new Error('stopping'));
+      const outcomes = await Promise.allSettled(reads);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(downloads.map(() => 'rejected'));
     } finally {
       http.close();
       server.closeAllConnections();

@@ -66,6 +66,19 @@ describe('output files downloaded as the socket announces them', () => {
     expect(getEventListeners(stopping.signal, 'abort')).to.have.length(0);
   });
 
+  it("adds no listener to the taker's signal however many of its downloads are under way, and still stops them all with it", async () => {
+    const { prefetch, requested } = prefetchRecording();
+    const stopping = new AbortController();
+    const names = Array.from({ length: 16 }, (_, i) => `${i}.png`);
+    for (const name of names) prefetch.onExecuted({ node: '9', output: { images: [file(name)] } });
+    const taken = names.map((name) => prefetch.take(viewPath(file(name)), stopping.signal));
+    await Promise.all(taken);
+    // Node warns of a leak past ten listeners on one signal: a dispatcher's outlives every download.
+    expect(getEventListeners(stopping.signal, 'abort')).to.have.length(0);
+    stopping.abort();
+    expect(names.map((name) => requested.get(viewPath(file(name)))?.aborted)).to.deep.equal(names.map(() => true));
+  });
+
   it('lets every download go when the server is closed', () => {
     const { prefetch, requested } = prefetchRecording();
     prefetch.onExecuted({ node: '9', output: { images: [file('a.png'), file('b.png')] } });
