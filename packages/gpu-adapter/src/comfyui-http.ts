@@ -1,16 +1,18 @@
 /**
  * HTTP calls to one ComfyUI server, with timeouts; an unreachable server is SERVICE_UNAVAILABLE.
- * Through an undici connection pool, each exchange handled as its bytes come (`exchanges.ts`):
- * every run makes a few of these calls, and on loopback `node:http` with a signal and an async
- * read took about three times the CPU per call, `fetch` five times.
+ * Through `node:http` with a keep-alive agent, each answer read as its events come: every run makes
+ * a few of these calls, and per call on loopback `fetch` took about five times the CPU, and
+ * `node:http` with an abort signal per call and an async read of the answer about three times.
+ * (undici's pool took a little less than this, but about 18 MiB more of the server's memory.)
  * @module
  */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { Pool } from 'undici';
 import { CoreError } from '@runload/core';
 import { authHeaders, type AuthHeader } from './backend-auth.js';
-import { AnswerTooLarge, BufferedExchange, StreamedExchange, type Answer } from './exchanges.js';
 
 const IDLE_CONNECTION_MS = 4000;
 const MIB = 1024 * 1024;
@@ -19,6 +21,9 @@ const MIB = 1024 * 1024;
  * is a few MiB; a larger answer (a history of 300 MB) would take the memory of the whole server.
  */
 export const MAX_ANSWER_BYTES = 32 * MIB;
+
+/** The answer grew past what runload reads; the connection was dropped unread. */
+class AnswerTooLarge extends Error {}
 
 export interface HttpResult {
   readonly status: number;
@@ -49,13 +54,28 @@ export interface StreamedResponse {
   readonly body: Readable;
 }
 
-/** Errors of a kept connection the server closed as a request went out on it. */
-const DROPPED_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET']);
+/** A whole answer. */
+interface Answer {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly text: string;
+}
+
+/** How one exchange is bounded and stopped. */
+interface Bounds {
+  /** The whole exchange, answer's bytes included. */
+  readonly timeoutMs: number;
+  /** No byte moved either way for this long (transfers). */
+  readonly idleMs?: number | undefined;
+  /** Stops the exchange wherever it is. */
+  readonly signal?: AbortSignal | undefined;
+}
 
 export class ComfyUiHttp {
-  private readonly pool: Pool;
-  /** The path the server is mounted at, if any (a server behind a proxy at `https://host/comfy`). */
-  private readonly prefix: string;
+  private readonly agent: http.Agent;
+  private readonly transport: typeof http | typeof https;
+  /** Where requests go: the server's host and port, and the path it is mounted at (behind a proxy at `https://host/comfy`, say). */
+  private readonly target: { readonly hostname: string; readonly port: string; readonly prefix: string };
   private readonly headers: Record<string, string>;
 
   constructor(
@@ -65,26 +85,30 @@ export class ComfyUiHttp {
     auth: AuthHeader | null = null,
   ) {
     const url = new URL(baseUrl);
-    this.prefix = url.pathname.replace(/\/+$/, '');
+    const secure = url.protocol === 'https:';
+    this.transport = secure ? https : http;
+    // Parsed once, not at each call: an IPv6 host goes without its brackets.
+    this.target = { hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, prefix: url.pathname.replace(/\/+$/, '') };
     this.headers = authHeaders(auth);
     // An idle connection is closed before servers usually close theirs (Node's 5 s, aiohttp's 75 s),
     // so a call rarely finds one the server has just dropped; a GET that does is sent again.
-    this.pool = new Pool(url.origin, { keepAliveTimeout: IDLE_CONNECTION_MS, keepAliveMaxTimeout: IDLE_CONNECTION_MS });
+    const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
+    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
 
   async request(method: 'GET' | 'POST', path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResult> {
     const maxBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-    let answer: Answer<Buffer>;
+    const bounds = { timeoutMs: options.timeoutMs ?? this.timeoutMs, idleMs: options.idleMs };
+    let answer: Answer;
     try {
-      answer = await this.retriedGet(method, () => this.buffered(method, path, body, maxBytes, options));
+      answer = await this.resentIfDropped(method, () => this.whole(method, path, body, maxBytes, bounds));
     } catch (error) {
       if (error instanceof AnswerTooLarge) {
         throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${method} ${short(path)} with more than ${maxBytes % MIB === 0 ? `${maxBytes / MIB} MiB` : `${maxBytes} bytes`}, more than runload reads`);
       }
       throw this.unreachable(`${method} ${short(path)}`, error);
     }
-    const text = answer.body.toString('utf8');
-    const { status } = answer;
+    const { status, text } = answer;
     if (status >= 500 && !options.allowServerErrors) {
       throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${status} to ${method} ${short(path)}: ${text.slice(0, 200)}`);
     }
@@ -114,52 +138,63 @@ export class ComfyUiHttp {
    * `signal` aborts (a stopping runload does not wait for a slow but moving download).
    */
   async stream(path: string, timeoutMs: number, idleMs?: number, signal?: AbortSignal): Promise<StreamedResponse> {
-    let answer: Answer<Readable>;
+    let res: IncomingMessage;
     try {
-      if (signal?.aborted) throw signal.reason;
-      answer = await this.retriedGet('GET', () => {
-        const exchange = new StreamedExchange(timeoutMs, idleMs, signal);
-        this.pool.dispatch(this.options('GET', path, undefined, idleMs ?? timeoutMs), exchange);
-        return exchange.answer;
-      });
+      res = await this.resentIfDropped('GET', () => this.send('GET', path, undefined, { timeoutMs, idleMs, signal }));
     } catch (error) {
       throw this.unreachable(`GET ${short(path)}`, error);
     }
-    if (answer.status !== 200) {
-      answer.body.resume(); // drained, so the connection goes back to the pool
-      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${answer.status} to GET ${short(path)}`);
+    if (res.statusCode !== 200) {
+      res.resume(); // drained, so the connection goes back to the agent
+      throw new CoreError('SERVICE_UNAVAILABLE', `ComfyUI at ${this.baseUrl} answered ${res.statusCode} to GET ${short(path)}`);
     }
-    return { contentType: answer.contentType, body: answer.body };
+    return { contentType: res.headers['content-type'] ?? null, body: res };
   }
 
   /** Closes the idle connections kept for the next calls. */
   close(): void {
-    void this.pool.destroy().catch(() => undefined);
-  }
-
-  /**
-   * A whole answer. Its bound is the call's timeout while nothing comes (before the head, and
-   * between two pieces of the body), and the call fails at the first piece past it in all.
-   */
-  private buffered(method: 'GET' | 'POST', path: string, body: unknown, maxBytes: number, options: RequestOptions): Promise<Answer<Buffer>> {
-    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const exchange = new BufferedExchange(maxBytes, timeoutMs, options.idleMs ?? timeoutMs);
-    this.pool.dispatch(this.options(method, path, body, options.idleMs ?? timeoutMs), exchange);
-    return exchange.answer;
+    this.agent.destroy();
   }
 
   /** A kept connection the server closed as it was reused: a GET never reached it, and is sent again. */
-  private async retriedGet<T>(method: 'GET' | 'POST', send: () => Promise<T>): Promise<T> {
+  private async resentIfDropped<T>(method: 'GET' | 'POST', send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      if (method === 'GET' && DROPPED_CONNECTION.has((error as { code?: string }).code ?? '')) return send();
+      if (method === 'GET' && (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return send();
       throw error;
     }
   }
 
-  private options(method: 'GET' | 'POST', path: string, body: unknown, idleMs: number) {
-    const headers: Record<string, string> = { ...this.headers };
+  /** The whole answer, up to `maxBytes` (a declared length past it fails before a byte is read). */
+  private async whole(method: 'GET' | 'POST', path: string, body: unknown, maxBytes: number, bounds: Bounds): Promise<Answer> {
+    const res = await this.send(method, path, body, bounds);
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      res.destroy();
+      throw new AnswerTooLarge();
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) return res.destroy(new AnswerTooLarge());
+        chunks.push(chunk);
+      });
+      res.once('error', reject);
+      // A connection closed before the answer's end, whatever the socket said.
+      res.once('close', () => res.complete || reject(new Error('the answer was cut short')));
+      res.once('end', () => {
+        const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? null, text });
+      });
+    });
+  }
+
+  /** Sends the request; resolves with the answer once its head came, its body bounded as the request is. */
+  private send(method: 'GET' | 'POST', path: string, body: unknown, bounds: Bounds): Promise<IncomingMessage> {
+    const headers: Record<string, string | number> = { ...this.headers };
     let payload: string | Readable | null = null;
     if (body instanceof StreamedBody) {
       headers['content-type'] = body.contentType;
@@ -167,9 +202,46 @@ export class ComfyUiHttp {
     } else if (body !== undefined) {
       payload = JSON.stringify(body);
       headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(payload);
     }
-    // undici's own timeouts are of inactivity: before the head, and between two pieces of the body.
-    return { path: `${this.prefix}${path}`, method, headers, body: payload, headersTimeout: idleMs, bodyTimeout: idleMs };
+    return new Promise((resolve, reject) => {
+      let answer: IncomingMessage | null = null;
+      const { hostname, port, prefix } = this.target;
+      const req = this.transport.request({ hostname, port, path: `${prefix}${path}`, method, headers, agent: this.agent }, (res) => {
+        answer = res;
+        // The exchange is over once the answer is read or let go: its bounds go with it.
+        res.once('close', settle);
+        resolve(res);
+      });
+      const stop = (error: Error) => {
+        answer?.destroy(error);
+        req.destroy(error);
+      };
+      // The whole exchange, the answer's bytes included.
+      const timer = setTimeout(() => stop(new Error(`no whole answer within ${bounds.timeoutMs} ms`)), bounds.timeoutMs);
+      // The caller's signal lives long (a dispatcher's, shared by every download in flight): its
+      // listener goes on a signal of this exchange's own, which the caller's aborts.
+      const linked = bounds.signal && AbortSignal.any([bounds.signal]);
+      const onAbort = () => stop((bounds.signal?.reason as Error | undefined) ?? new Error('aborted'));
+      if (linked?.aborted) onAbort();
+      else linked?.addEventListener('abort', onAbort, { once: true });
+      function settle() {
+        clearTimeout(timer);
+        linked?.removeEventListener('abort', onAbort);
+      }
+      // The socket's inactivity, while the answer's body is read too (its reader gets this error).
+      if (bounds.idleMs !== undefined) {
+        const idleMs = bounds.idleMs;
+        req.setTimeout(idleMs, () => stop(new Error(`nothing received for ${idleMs} ms`)));
+      }
+      req.once('error', (error: Error & { reusedSocket?: boolean }) => {
+        settle();
+        error.reusedSocket = req.reusedSocket;
+        reject(error);
+      });
+      if (payload instanceof Readable) pipeline(payload, req).catch(reject);
+      else req.end(payload ?? undefined);
+    });
   }
 
   private unreachable(what: string, error: unknown): CoreError {
