@@ -52,7 +52,7 @@ describe('Asset records a killed writer left', () => {
     const w = await makeWorld();
     const p = await w.principal();
     const run = (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
     const output = { nodeId: '4', filename: 'out.png', contentType: 'image/png', open: async () => bytes(TINY_PNG) };
     // The first attempt wrote the record, then its process died.
     const sha256 = (await w.ports.blobs.stage(bytes(TINY_PNG), { maxBytes: 1e6 }).then(async (s) => (await s.discard(), s.sha256)));

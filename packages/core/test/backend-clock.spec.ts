@@ -12,7 +12,7 @@ const HOUR = 3600_000;
 async function setup() {
   const w = await makeWorld();
   const p = await w.principal('starter');
-  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
   const create = async () => (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
   const get = async (id: string): Promise<Run> => {
     const run = await w.ports.runs.get(id);

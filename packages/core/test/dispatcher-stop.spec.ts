@@ -24,7 +24,7 @@ describe('Dispatcher stopped while an output drips in', () => {
     const backend = new InMemoryExecutor();
     const w = await makeWorld({ executor: backend });
     const p = await w.principal('ultra');
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
     const make = (executor: Executor) =>
       new Dispatcher(
         { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor, lifecycle, signal: w.ports.workSignal, clock: w.clock, timers: new ManualTimers(w.clock) },

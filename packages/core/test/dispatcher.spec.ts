@@ -39,7 +39,7 @@ async function setup(options: { maxRunSeconds?: number; maxQueueSeconds?: number
   const backend = new InMemoryExecutor();
   const w = await makeWorld({ executor: backend });
   const p = await w.principal('ultra');
-  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
   const logs: string[] = [];
   const transitions: Transition[] = [];
   const waiters = new Set<() => void>();

@@ -56,7 +56,7 @@ type World = Awaited<ReturnType<typeof makeWorld>>;
  */
 export async function startedRun(w: World, seconds: number, tier: Tier = 'starter') {
   const p = await w.principal(tier);
-  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+  const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
   const created = (await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } })).run;
   await lifecycle.started(created);
   w.clock.advance(seconds * 1000);

@@ -11,7 +11,10 @@ describeAssetRepositoryContract('in-memory', async () => {
 // The parent versions' workflows, as a database holds them in the versions' rows.
 const parentWorkflow = (id: string) => STORAGE_CONTRACT_PARENTS.appVersionWorkflows[id] ?? null;
 describeRunRepositoryContract('in-memory', async () => ({ subject: new InMemoryRunRepository(undefined, parentWorkflow) }));
-describeGpuLedgerContract('in-memory', async () => ({ subject: new InMemoryGpuLedger() }));
+describeGpuLedgerContract('in-memory', async () => {
+  const runs = new InMemoryRunRepository();
+  return { subject: new InMemoryGpuLedger(runs), runs };
+});
 describeMaintenanceLeaseContract('in-memory', async () => ({ subject: new InMemoryMaintenanceLease() }));
 describeNamedLocksContract('in-process', async () => {
   const locks = new InProcessNamedLocks();

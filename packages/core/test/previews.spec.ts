@@ -69,7 +69,7 @@ describe('live previews in the core', () => {
     const p = await w.principal('ultra');
     const store = new InMemoryPreviewStore(w.clock);
     const previews = new RecordPreviews(store, () => undefined, { keepWhileRunningMs: 3600_000 });
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
     const timers = new ManualTimers(w.clock);
     const dispatcher = new Dispatcher(
       { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor: backend, lifecycle, signal: w.ports.workSignal, clock: w.clock, timers, previews },

@@ -28,7 +28,7 @@ describe('the event stream shows every status a run passes through', () => {
     const backend = new InMemoryExecutor();
     const w = await makeWorld({ executor: backend });
     const p = await w.principal('ultra');
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
     const dispatcher = new Dispatcher(
       { runs: w.ports.runs, appVersions: w.ports.appVersions, assets: w.ports.assets, blobs: w.ports.blobs, executor: backend, lifecycle, signal: w.ports.workSignal, clock: w.clock, timers: new ManualTimers(w.clock) },
       { owner: 'a', leaseMs: 30_000, depth: 1, maxQueueSeconds: 3600, maxRunSeconds: 1800, sweepMs: 1000, backendGraceMs: 0, log: () => undefined },
@@ -60,7 +60,7 @@ describe('the event stream shows every status a run passes through', () => {
       const timers = new ManualTimers(w.clock);
       const streams = new RunStreams(w.ports.runs, w.ports.streamSlots, w.ports.workSignal, w.clock, w.ids, { timers, pollMs: 250, rereadMs: 2000 });
       const { run } = await w.api.createRun.execute({ principal: p, appVersionId: w.app.id, body: { inputs: {} } });
-      const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+      const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
       /** Changes the run in the storage without announcing it (as a lost announcement leaves it). */
       const quietly = async (patch: Parameters<typeof w.ports.runs.update>[1]) => (await w.ports.runs.update(run.id, patch)) as Run;
       return { w, p, timers, streams, run, lifecycle, quietly };

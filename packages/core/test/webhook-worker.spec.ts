@@ -53,7 +53,7 @@ describe('webhook worker', () => {
 
   it('looks at the outbox when a run with a webhook changes, not when a run is queued or one without a webhook ends', async () => {
     const w = await world();
-    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.gpuLedger, w.ports.workSignal, w.clock);
+    const lifecycle = new RunLifecycle(w.ports.runs, w.ports.assets, w.ports.blobs, w.ports.workSignal, w.clock);
     let looks = 0;
     const claimDue = w.ports.webhookOutbox.claimDue.bind(w.ports.webhookOutbox);
     w.ports.webhookOutbox.claimDue = (...args) => ((looks += 1), claimDue(...args));

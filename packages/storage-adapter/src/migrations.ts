@@ -21,6 +21,7 @@ import { ASSETS_MISSING_BLAKE3_MIGRATION } from './migration-assets-missing-blak
 import { BACKEND_USAGE_MIGRATION } from './migration-backend-usage.js';
 import { RUNS_BY_ACCOUNT_FINISHED_MIGRATION } from './migration-runs-by-account-finished.js';
 import { OUTPUTS_REVEALED_MIGRATION } from './migration-outputs-revealed.js';
+import { CHARGE_WITH_RUN_MIGRATION } from './migration-charge-with-run.js';
 
 interface Migration {
   readonly name: string;
@@ -129,6 +130,7 @@ const MIGRATIONS: readonly Migration[] = [
   BACKEND_USAGE_MIGRATION,
   RUNS_BY_ACCOUNT_FINISHED_MIGRATION,
   OUTPUTS_REVEALED_MIGRATION,
+  CHARGE_WITH_RUN_MIGRATION,
 ];
 
 class CodeMigrationSource implements Knex.MigrationSource<Migration> {

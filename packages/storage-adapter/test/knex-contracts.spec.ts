@@ -51,7 +51,10 @@ for (const [name, open] of TEST_DATABASES) {
       return { subject: new KnexAssetRepository(db), runs: new KnexRunRepository(db) };
     });
     describeRunRepositoryContract(name, async () => ({ subject: new KnexRunRepository(await fresh()) }));
-    describeGpuLedgerContract(name, async () => ({ subject: new KnexGpuLedger(await fresh()) }));
+    describeGpuLedgerContract(name, async () => {
+      const db = await fresh();
+      return { subject: new KnexGpuLedger(db), runs: new KnexRunRepository(db) };
+    });
     describeIdempotencyStoreContract(name, async () => {
       const db = await fresh();
       return { subject: new KnexIdempotencyStore(db), runs: new KnexRunRepository(db) };

@@ -6,6 +6,10 @@ export interface GpuCharge {
   readonly chargedAt: Date;
 }
 
+/**
+ * A run's charge is recorded by the run repository of the same storage, in the write that
+ * finishes the run (`RunRepository.update`); `charge` records one directly.
+ */
 export interface GpuLedger {
   /** Records a run's charge. Idempotent per run: a second charge for the same run changes nothing. */
   charge(charge: GpuCharge): Promise<void>;

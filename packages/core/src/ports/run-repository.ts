@@ -118,6 +118,11 @@ export interface RunRepository {
    * The write that makes a run `succeeded` also reveals its outputs: the pending asset records
    * of the run's account that its `outputs` name (see `AssetRepository.createPending`)
    * become stored in the same write, so a reader sees the run succeeded and its outputs together.
+   *
+   * The write that finishes a run (to a terminal status from one that was not) with
+   * `metrics.gpuSeconds` above zero also charges those seconds to the run's account in the GPU
+   * ledger of the same storage, at its `finishedAt` (see `GpuLedger`): a run is charged exactly
+   * when its finish is recorded, and a write that finds it moved on charges nothing.
    */
   update(id: string, patch: RunPatch, guard?: RunUpdateGuard, audit?: AuditEntry): Promise<Run | null>;
   /** Removes a run record; true when it existed. Only to undo a creation whose follow-up failed. */

@@ -61,7 +61,7 @@ export function createInMemoryPorts(options: InMemoryPortsOptions = {}): InMemor
   const appVersions = new InMemoryAppVersionRepository(auditLog);
   const runs = new InMemoryRunRepository(auditLog, (id) => appVersions.workflowOf(id));
   const accounts = new InMemoryAccountRepository(auditLog);
-  const gpuLedger = new InMemoryGpuLedger();
+  const gpuLedger = new InMemoryGpuLedger(runs);
   return {
     accounts,
     apiKeys: new InMemoryApiKeyRepository(auditLog),

@@ -36,7 +36,7 @@ export interface DispatcherSettings {
 
 /** Not started: call `start()`, and `stop()` to release its claims. */
 export function createDispatcher(p: RunloadPorts, limits: LimitsConfig, settings: DispatcherSettings): Dispatcher {
-  const lifecycle = new RunLifecycle(p.runs, p.assets, p.blobs, p.gpuLedger, p.workSignal, p.clock, limits.retention);
+  const lifecycle = new RunLifecycle(p.runs, p.assets, p.blobs, p.workSignal, p.clock, limits.retention);
   // A run lasts max_run_seconds at most: its preview outlives it even if no instance says it ended.
   const previews = new RecordPreviews(p.previews, settings.previewLog ?? settings.log, { keepWhileRunningMs: limits.max_run_seconds * 1000 + PREVIEW_KEEP_AFTER_END_MS });
   return new Dispatcher(

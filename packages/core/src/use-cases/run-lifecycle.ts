@@ -1,6 +1,7 @@
 /**
  * Every state change of a run after creation, with its metering: started, progress, finished
- * (outputs stored as assets of the run's owner, GPU time charged), failed, canceled, expired,
+ * (outputs stored as assets of the run's owner; the GPU time it took is charged by the write that
+ * records the finish, see `RunRepository.update`), failed, canceled, expired,
  * lost, re-queued. Each change is a compare-and-set on the status, so a status never moves
  * backwards and repeating a step after a crash is harmless; each change made is announced, with
  * the record it left, to the run's live streams on every instance.
@@ -14,7 +15,6 @@ import type { Run, RunError, RunOutput, RunProgress, RunStatus } from '../domain
 import type { AssetRepository } from '../ports/asset-repository.js';
 import type { BlobStore, StagedBlob } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
-import type { GpuLedger } from '../ports/gpu-ledger.js';
 import type { RunRepository } from '../ports/run-repository.js';
 import { WORK_REASONS, type WorkSignal } from '../ports/work-signal.js';
 import { mapAtMost } from '../system/map-at-most.js';
@@ -46,7 +46,6 @@ export class RunLifecycle {
     private readonly runs: RunRepository,
     private readonly assets: AssetRepository,
     private readonly blobs: BlobStore,
-    private readonly ledger: GpuLedger,
     private readonly signal: WorkSignal,
     private readonly clock: Clock,
     private readonly retention: RetentionConfig = DEFAULT_LIMITS.retention,
@@ -74,8 +73,8 @@ export class RunLifecycle {
   }
 
   /**
-   * Stores the outputs, charges the GPU time, then marks the run succeeded, which reveals the
-   * outputs' records in the same write. Like every finished run it keeps its last progress, here
+   * Stores the outputs, then marks the run succeeded, which reveals the outputs' records and
+   * charges the GPU time in the same write. Like every finished run it keeps its last progress, here
    * completed (value = max); null if none was ever reported.
    */
   async succeeded(run: Run, files: readonly OutputFile[], timing: ExecutionTiming): Promise<Run | null> {
@@ -156,10 +155,6 @@ export class RunLifecycle {
     const finishedAt = this.clock.now();
     const runMs = executionMs(run, timing, finishedAt.getTime());
     const gpuSeconds = runMs === null ? null : runMs / 1000;
-    if (gpuSeconds !== null && gpuSeconds > 0) {
-      // Charged before the status changes: the ledger is idempotent per run, so a crash in between is repaired by doing it again.
-      await this.ledger.charge({ accountId: run.accountId, runId: run.id, seconds: gpuSeconds, chargedAt: finishedAt });
-    }
     const startedAt = run.startedAt ?? (runMs !== null ? new Date(finishedAt.getTime() - runMs) : null);
     const updated = await this.runs.update(
       run.id,

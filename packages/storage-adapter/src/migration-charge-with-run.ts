@@ -1,0 +1,51 @@
+/**
+ * Migration 020: a run's GPU time is charged by the write that finishes it. The finishing write
+ * (succeeded, failed, canceled or expired, from a status that was not finished) that records GPU
+ * seconds above zero also records the charge, at the run's finish time, in the same statement; the
+ * monthly total follows by its own trigger on the charges (a finish written without its time is
+ * charged at the moment of the write). Before, the charge was a write of its
+ * own just before the finish: one statement more per run, and a charge left behind when the
+ * finishing write found the run finished otherwise meanwhile (by another instance's recovery,
+ * say). A run is still charged once: a charge already recorded for it is kept.
+ * @module
+ */
+import type { Knex } from 'knex';
+import { dialectOf } from './open-database.js';
+
+const FINISHED = `('succeeded', 'failed', 'canceled', 'expired')`;
+
+const SQLITE_UP = `CREATE TRIGGER runs_charge_gpu AFTER UPDATE OF status ON runs
+  WHEN NEW.status IN ${FINISHED} AND OLD.status NOT IN ${FINISHED} AND NEW.gpu_seconds > 0
+  BEGIN
+    INSERT INTO gpu_charges (run_id, account_id, seconds, charged_at)
+      VALUES (NEW.id, NEW.account_id, NEW.gpu_seconds, COALESCE(NEW.finished_at, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)))
+      ON CONFLICT (run_id) DO NOTHING;
+  END`;
+
+const POSTGRES_UP = [
+  `CREATE FUNCTION runs_charge_gpu() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     INSERT INTO gpu_charges (run_id, account_id, seconds, charged_at)
+       VALUES (NEW.id, NEW.account_id, NEW.gpu_seconds, COALESCE(NEW.finished_at, (extract(epoch from clock_timestamp()) * 1000)::bigint))
+       ON CONFLICT (run_id) DO NOTHING;
+     RETURN NULL;
+   END $$`,
+  `CREATE TRIGGER runs_charge_gpu AFTER UPDATE OF status ON runs FOR EACH ROW
+     WHEN (NEW.status IN ${FINISHED} AND OLD.status NOT IN ${FINISHED} AND NEW.gpu_seconds > 0)
+     EXECUTE FUNCTION runs_charge_gpu()`,
+];
+
+export const CHARGE_WITH_RUN_MIGRATION = {
+  name: '020_gpu_charged_with_run',
+  async up(db: Knex): Promise<void> {
+    for (const sql of dialectOf(db) === 'postgres' ? POSTGRES_UP : [SQLITE_UP]) await db.raw(sql);
+  },
+  async down(db: Knex): Promise<void> {
+    if (dialectOf(db) === 'postgres') {
+      await db.raw('DROP TRIGGER IF EXISTS runs_charge_gpu ON runs');
+      await db.raw('DROP FUNCTION IF EXISTS runs_charge_gpu()');
+    } else {
+      await db.raw('DROP TRIGGER IF EXISTS runs_charge_gpu');
+    }
+  },
+};
