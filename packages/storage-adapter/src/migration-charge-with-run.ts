@@ -9,8 +9,7 @@
  * say). A run is still charged once: a charge already recorded for it is kept.
  * @module
  */
-import type { Knex } from 'knex';
-import { dialectOf } from './open-database.js';
+import { runsTriggerMigration } from './runs-trigger-migration.js';
 
 const FINISHED = `('succeeded', 'failed', 'canceled', 'expired')`;
 
@@ -35,17 +34,4 @@ const POSTGRES_UP = [
      EXECUTE FUNCTION runs_charge_gpu()`,
 ];
 
-export const CHARGE_WITH_RUN_MIGRATION = {
-  name: '020_gpu_charged_with_run',
-  async up(db: Knex): Promise<void> {
-    for (const sql of dialectOf(db) === 'postgres' ? POSTGRES_UP : [SQLITE_UP]) await db.raw(sql);
-  },
-  async down(db: Knex): Promise<void> {
-    if (dialectOf(db) === 'postgres') {
-      await db.raw('DROP TRIGGER IF EXISTS runs_charge_gpu ON runs');
-      await db.raw('DROP FUNCTION IF EXISTS runs_charge_gpu()');
-    } else {
-      await db.raw('DROP TRIGGER IF EXISTS runs_charge_gpu');
-    }
-  },
-};
+export const CHARGE_WITH_RUN_MIGRATION = runsTriggerMigration('020_gpu_charged_with_run', 'runs_charge_gpu', { sqlite: SQLITE_UP, postgres: POSTGRES_UP });

@@ -8,8 +8,7 @@
  * finished otherwise meanwhile) stays pending, and the sweep of pending records removes it.
  * @module
  */
-import type { Knex } from 'knex';
-import { dialectOf } from './open-database.js';
+import { runsTriggerMigration } from './runs-trigger-migration.js';
 
 const SQLITE_UP = `CREATE TRIGGER runs_reveal_outputs AFTER UPDATE OF status ON runs
   WHEN NEW.status = 'succeeded' AND OLD.status <> 'succeeded'
@@ -29,17 +28,4 @@ const POSTGRES_UP = [
      WHEN (NEW.status = 'succeeded' AND OLD.status <> 'succeeded') EXECUTE FUNCTION runs_reveal_outputs()`,
 ];
 
-export const OUTPUTS_REVEALED_MIGRATION = {
-  name: '019_outputs_revealed_with_run',
-  async up(db: Knex): Promise<void> {
-    for (const sql of dialectOf(db) === 'postgres' ? POSTGRES_UP : [SQLITE_UP]) await db.raw(sql);
-  },
-  async down(db: Knex): Promise<void> {
-    if (dialectOf(db) === 'postgres') {
-      await db.raw('DROP TRIGGER IF EXISTS runs_reveal_outputs ON runs');
-      await db.raw('DROP FUNCTION IF EXISTS runs_reveal_outputs()');
-    } else {
-      await db.raw('DROP TRIGGER IF EXISTS runs_reveal_outputs');
-    }
-  },
-};
+export const OUTPUTS_REVEALED_MIGRATION = runsTriggerMigration('019_outputs_revealed_with_run', 'runs_reveal_outputs', { sqlite: SQLITE_UP, postgres: POSTGRES_UP });
