@@ -5,13 +5,13 @@
  */
 import type { Knex } from 'knex';
 import type { ClaimRequest, FreeBackend, Run, RunToPlace } from '@runload/core';
-import { placeholders, rawRows, toMs } from './columns.js';
+import { placeholders, rawRows, sqlStrings, toMs } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { toRun } from './run-row.js';
 import type { VersionWorkflows } from './version-workflows.js';
 import { ACTIVE_STATUSES } from './run-statements.js';
 
-const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+const ACTIVE = sqlStrings(ACTIVE_STATUSES);
 /** A run that holds a slot on a backend: placed there and not finished. */
 export const HOLDS_SLOT = `status IN (${ACTIVE}) AND backend_id IS NOT NULL`;
 /** Runs held per account: fewer comes first in the claim order. */

@@ -31,6 +31,11 @@ export function rawRows(result: unknown): Record<string, unknown>[] {
   return ((result as { rows?: Record<string, unknown>[] }).rows ?? []) as Record<string, unknown>[];
 }
 
+/** `'a', 'b', …`: an `IN (…)` list of constants written into a statement (statuses, never input). */
+export function sqlStrings(values: readonly string[]): string {
+  return values.map((v) => `'${v}'`).join(', ');
+}
+
 /** `?, ?, …`: the bound parameters of an `IN (…)` list of `n` values. */
 export function placeholders(n: number): string {
   return Array.from({ length: n }, () => '?').join(', ');

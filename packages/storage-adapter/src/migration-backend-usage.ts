@@ -10,10 +10,11 @@
  * @module
  */
 import type { Knex } from 'knex';
+import { sqlStrings } from './columns.js';
 import { TERMINAL_STATUSES } from '@runload/core';
 import { dialectOf } from './open-database.js';
 
-const FINISHED = `(${TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const FINISHED = `(${sqlStrings(TERMINAL_STATUSES)})`;
 
 /** Whether the row `row` (OLD or NEW) counts as a run its backend executed. */
 const counted = (row: 'OLD' | 'NEW') => `${row}.backend_id IS NOT NULL AND ${row}.status IN ${FINISHED}`;

@@ -3,15 +3,17 @@
  * (succeeded, failed, canceled or expired, from a status that was not finished) that records GPU
  * seconds above zero also records the charge, at the run's finish time, in the same statement; the
  * monthly total follows by its own trigger on the charges (a finish written without its time is
- * charged at the moment of the write). Before, the charge was a write of its
- * own just before the finish: one statement more per run, and a charge left behind when the
- * finishing write found the run finished otherwise meanwhile (by another instance's recovery,
- * say). A run is still charged once: a charge already recorded for it is kept.
+ * charged at the moment of the write). Before, the charge was a write of its own just before the
+ * finish: one statement more per run, and a charge left behind when the finishing write found the
+ * run finished otherwise meanwhile (by another instance's recovery, say). A run is still charged
+ * once: a charge already recorded for it is kept.
  * @module
  */
+import { TERMINAL_STATUSES } from '@runload/core';
+import { sqlStrings } from './columns.js';
 import { runsTriggerMigration } from './runs-trigger-migration.js';
 
-const FINISHED = `('succeeded', 'failed', 'canceled', 'expired')`;
+const FINISHED = `(${sqlStrings(TERMINAL_STATUSES)})`;
 
 const SQLITE_UP = `CREATE TRIGGER runs_charge_gpu AFTER UPDATE OF status ON runs
   WHEN NEW.status IN ${FINISHED} AND OLD.status NOT IN ${FINISHED} AND NEW.gpu_seconds > 0

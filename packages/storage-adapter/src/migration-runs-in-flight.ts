@@ -6,10 +6,11 @@
  * @module
  */
 import type { Knex } from 'knex';
+import { sqlStrings } from './columns.js';
 import { dialectOf } from './open-database.js';
 import { ACTIVE_STATUSES } from './run-statements.js';
 
-const IN_FLIGHT = `(${ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const IN_FLIGHT = `(${sqlStrings(ACTIVE_STATUSES)})`;
 
 const SQLITE_UP = [
   `CREATE TRIGGER runs_in_flight_insert AFTER INSERT ON runs WHEN NEW.status IN ${IN_FLIGHT}

@@ -6,9 +6,10 @@
  * @module
  */
 import type { Knex } from 'knex';
+import { sqlStrings } from './columns.js';
 import { ACTIVE_STATUSES } from './run-statements.js';
 
-const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+const ACTIVE = sqlStrings(ACTIVE_STATUSES);
 
 export const WAITING_RUNS_MIGRATION = {
   name: '008_waiting_runs',
