@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CoreError } from '@runload/core';
 import { authHeaders, type AuthHeader } from './backend-auth.js';
+import { whenAborted } from './when-aborted.js';
 
 const IDLE_CONNECTION_MS = 4000;
 const MIB = 1024 * 1024;
@@ -219,15 +220,12 @@ export class ComfyUiHttp {
       };
       // The whole exchange, the answer's bytes included.
       const timer = setTimeout(() => stop(new Error(`no whole answer within ${bounds.timeoutMs} ms`)), bounds.timeoutMs);
-      // The caller's signal lives long (a dispatcher's, shared by every download in flight): its
-      // listener goes on a signal of this exchange's own, which the caller's aborts.
-      const linked = bounds.signal && AbortSignal.any([bounds.signal]);
-      const onAbort = () => stop((bounds.signal?.reason as Error | undefined) ?? new Error('aborted'));
-      if (linked?.aborted) onAbort();
-      else linked?.addEventListener('abort', onAbort, { once: true });
+      // The caller's signal lives long (a dispatcher's): the link goes with the exchange.
+      const { signal } = bounds;
+      const unlink = signal ? whenAborted(signal, () => stop((signal.reason as Error | undefined) ?? new Error('aborted'))) : null;
       function settle() {
         clearTimeout(timer);
-        linked?.removeEventListener('abort', onAbort);
+        unlink?.();
       }
       // The socket's inactivity, while the answer's body is read too (its reader gets this error).
       if (bounds.idleMs !== undefined) {

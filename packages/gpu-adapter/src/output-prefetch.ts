@@ -10,6 +10,7 @@
  */
 import type { StreamedResponse } from './comfyui-http.js';
 import { outputRefs } from './history-outcome.js';
+import { whenAborted } from './when-aborted.js';
 
 /** Files of one message downloaded ahead, at most: the rest are requested when the outcome asks. */
 const AHEAD_PER_MESSAGE = 4;
@@ -50,15 +51,9 @@ export class OutputPrefetch {
   take(path: string, signal?: AbortSignal): Promise<StreamedResponse> | null {
     const found = this.remove(path);
     if (!found) return null;
-    if (signal?.aborted) {
-      found.abort.abort(signal.reason);
-    } else if (signal) {
-      // The taker's signal lives long (a dispatcher's, shared by every download in flight): the
-      // listener goes on a signal of the download's own, which the taker's aborts, and goes with it.
-      const linked = AbortSignal.any([signal]);
-      const onAbort = () => found.abort.abort(signal.reason);
-      const unlink = () => linked.removeEventListener('abort', onAbort);
-      linked.addEventListener('abort', onAbort, { once: true });
+    if (signal) {
+      // The taker's signal lives long: the link goes with the download.
+      const unlink = whenAborted(signal, () => found.abort.abort(signal.reason));
       found.response.then((res) => res.body.once('close', unlink), unlink);
     }
     return found.response;
