@@ -1,9 +1,10 @@
 /**
  * Streams bytes to one S3 object with a fixed, small amount of memory: the bytes are copied into
- * part buffers of a fixed size, taken from a pool of `inFlight + 1` buffers allocated once per
- * upload; at most `inFlight` parts are being sent while the next one fills, and a buffer returns to
- * the pool as soon as its part is stored. So an upload of any size holds at most
- * `(inFlight + 1) × partBytes` of its bytes, and makes no garbage per piece. A body that fits in
+ * part buffers of a fixed size, at most `inFlight + 1` of them, taken from the store's kept
+ * buffers (see PartBuffers); at most `inFlight` parts are being sent while the next one fills, and
+ * a buffer is filled again as soon as its part is stored. So an upload of any size holds at most
+ * `(inFlight + 1) × partBytes` of its bytes, makes no garbage per piece, and gives its buffers
+ * back for the next upload when it succeeds. A body that fits in
  * one part is sent as one PutObject; a failed multipart upload is aborted (no parts are left).
  * @module
  */
@@ -16,10 +17,11 @@ import {
   type CompletedPart,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import type { PartBuffers } from './part-buffers.js';
 
 export interface BoundedUploadOptions {
-  /** Size of every part but the last (S3 needs at least 5 MiB). */
-  readonly partBytes: number;
+  /** Where part buffers come from; their size is every part's but the last (S3 needs at least 5 MiB). */
+  readonly buffers: PartBuffers;
   /** Parts sent at once. */
   readonly inFlight: number;
 }
@@ -29,6 +31,7 @@ export async function uploadBounded(client: S3Client, bucket: string, key: strin
   try {
     for await (const piece of source) await upload.write(piece);
     await upload.end();
+    upload.giveBuffersBack();
   } catch (error) {
     await upload.abort();
     throw error;
@@ -37,7 +40,7 @@ export async function uploadBounded(client: S3Client, bucket: string, key: strin
 
 class BoundedUpload {
   private readonly free: Buffer[] = [];
-  private allocated = 0;
+  private taken = 0;
   private current: Buffer | null = null;
   private filled = 0;
   private uploadId: string | null = null;
@@ -79,6 +82,13 @@ class BoundedUpload {
     await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, MultipartUpload: { Parts: parts } }));
   }
 
+  /** Once the upload succeeded: every buffer is free, no request reads it any more. */
+  giveBuffersBack(): void {
+    this.options.buffers.give(this.current ? [...this.free, this.current] : this.free);
+    this.free.length = 0;
+    this.current = null;
+  }
+
   async abort(): Promise<void> {
     await Promise.allSettled([...this.sending]);
     if (this.uploadId === null) return;
@@ -111,15 +121,15 @@ class BoundedUpload {
     this.sending.add(sent);
   }
 
-  /** A free part buffer: from the pool, a new one while the pool is not full, else once a part is stored. */
+  /** A free part buffer: one of this upload's, another while it has fewer than it may, else once a part is stored. */
   private async takeBuffer(): Promise<Buffer> {
     for (;;) {
       this.throwIfFailed();
       const free = this.free.pop();
       if (free) return free;
-      if (this.allocated < this.options.inFlight + 1) {
-        this.allocated += 1;
-        return Buffer.allocUnsafeSlow(this.options.partBytes);
+      if (this.taken < this.options.inFlight + 1) {
+        this.taken += 1;
+        return this.options.buffers.take();
       }
       await Promise.race([...this.sending]);
     }

@@ -22,10 +22,12 @@ import type { BlobStore, ByteRange, StagedBlob } from '@runload/core';
 import type { S3BlobStoreOptions } from './blob-url.js';
 import { HashingSource } from './hashing-source.js';
 import { uploadBounded } from './bounded-multipart-upload.js';
+import { PartBuffers } from './part-buffers.js';
 
 /**
  * Size of one multipart part (S3's smallest), and parts sent at once: an upload buffers at most
- * one more part than that, 20 MiB, whatever its size.
+ * one more part than that, 20 MiB, whatever its size. The store keeps one upload's worth of
+ * buffers between uploads.
  */
 const PART_BYTES = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 3;
@@ -47,6 +49,7 @@ export function createS3Client(options: S3BlobStoreOptions): S3Client {
 export class S3BlobStore implements BlobStore {
   private readonly bucket: string;
   private readonly root: string;
+  private readonly partBuffers = new PartBuffers(PART_BYTES, PARTS_IN_FLIGHT + 1);
 
   constructor(private readonly client: S3Client, options: Pick<S3BlobStoreOptions, 'bucket' | 'prefix'>) {
     this.bucket = options.bucket;
@@ -57,7 +60,7 @@ export class S3BlobStore implements BlobStore {
     const tempKey = `${this.root}staging/${randomUUID()}`;
     const hashing = new HashingSource(source, options.maxBytes);
     try {
-      await uploadBounded(this.client, this.bucket, tempKey, hashing.chunks(), { partBytes: PART_BYTES, inFlight: PARTS_IN_FLIGHT });
+      await uploadBounded(this.client, this.bucket, tempKey, hashing.chunks(), { buffers: this.partBuffers, inFlight: PARTS_IN_FLIGHT });
     } catch (error) {
       await this.deleteKey(tempKey).catch(() => undefined);
       throw hashing.sourceError ?? error;
