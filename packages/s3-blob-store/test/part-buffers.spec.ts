@@ -1,8 +1,8 @@
 /**
  * Part buffers kept from one upload to the next: what each upload stores is still exactly its own
  * bytes (a reused buffer holds the last upload's bytes past the new fill), a successful upload
- * gives its buffers back for the next, and a failed one gives none back (a request may still hold
- * them).
+ * gives its buffers back for the next, a failed one gives none back (a request may still hold
+ * them), and kept buffers no upload takes are dropped after a while.
  */
 import { expect } from 'chai';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -68,6 +68,21 @@ describe('S3 part buffers kept between uploads', function () {
       [0, 1, 2].map((i) => uploadBounded(client, server.bucket, `together-${i}-${randomUUID()}`, inChunks(randomBytes(16 * MiB), 65_536), { buffers, inFlight: 3 })),
     );
     expect(buffers.idleCount).to.equal(4);
+  });
+
+  it('drops the kept buffers once no upload has given any back for its idle time', async () => {
+    const buffers = new PartBuffers(PART, 4, 50);
+    await uploadBounded(client, server.bucket, `idle-${randomUUID()}`, inChunks(randomBytes(6 * MiB), 65_536), { buffers, inFlight: 3 });
+    expect(buffers.idleCount).to.equal(2);
+    const deadline = Date.now() + 5_000;
+    while (buffers.idleCount > 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    expect(buffers.idleCount, 'buffers still kept 5 s after the last upload').to.equal(0);
+    // The next upload allocates again, and works.
+    const key = `after-idle-${randomUUID()}`;
+    const bytes = randomBytes(1 * MiB);
+    await uploadBounded(client, server.bucket, key, inChunks(bytes, 65_536), { buffers, inFlight: 3 });
+    expect(buffers.madeCount).to.equal(3);
+    expect((await objectBytes(client, server.bucket, key)).equals(bytes)).to.equal(true);
   });
 
   it('gives back nothing from an upload that failed', async () => {
