@@ -6,23 +6,15 @@
  */
 import { expect } from 'chai';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { createS3Client, s3OptionsFromEnv, S3BlobStore } from '@runload/s3-blob-store';
 import { uploadBounded } from '../src/bounded-multipart-upload.js';
 import { PartBuffers } from '../src/part-buffers.js';
 import { startTestS3Server, type TestS3Server } from './s3-test-server.js';
+import { inChunks, objectBytes } from './test-bytes.js';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
-
-async function* inChunks(bytes: Buffer, size: number): AsyncIterable<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-async function objectBytes(client: S3Client, bucket: string, key: string): Promise<Buffer> {
-  const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return Buffer.from(await (got.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
-}
 
 describe('S3 part buffers kept between uploads', function () {
   this.timeout(60_000);

@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { describeBlobStoreContract } from '@runload/core/contract-tests';
 import { s3BlobStoreFromEnv, s3OptionsFromEnv, S3BlobStore, createS3Client } from '@runload/s3-blob-store';
 import { startTestS3Server, type TestS3Server } from './s3-test-server.js';
+import { inChunks, objectBytes } from './test-bytes.js';
 
 let server: TestS3Server;
 before(async () => (server = await startTestS3Server()));
@@ -19,10 +20,6 @@ describeBlobStoreContract('S3 (s3rver)', async () => {
 async function keysUnder(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
   const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
   return (page.Contents ?? []).map((o) => o.Key ?? '').sort();
-}
-
-async function* inChunks(bytes: Buffer, size: number): AsyncIterable<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
 describe('S3BlobStore on an S3-protocol server', function () {
@@ -45,8 +42,7 @@ describe('S3BlobStore on an S3-protocol server', function () {
     await staged.commit();
     const key = `${prefix}/sha256/${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`;
     expect(await keysUnder(client, server.bucket, prefix)).to.deep.equal([key]);
-    const got = await client.send(new GetObjectCommand({ Bucket: server.bucket, Key: key }));
-    expect(Buffer.from(await (got.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray()).equals(bytes)).to.equal(true);
+    expect((await objectBytes(client, server.bucket, key)).equals(bytes)).to.equal(true);
     // And on the server's own disk: the object file holds exactly the bytes, no chunk signatures.
     const onDisk = readFileSync(path.join(server.directory, server.bucket, `${key}._S3rver_object`));
     expect(onDisk.equals(bytes)).to.equal(true);
