@@ -16,6 +16,7 @@ import { clientOf, createRun, endToEnd, fakeAlone, now, pollUntilDone, type Clie
 import { percentile } from './harness.js';
 import { EXAMPLE_WORKFLOW, startRunload } from './http-paths.js';
 import { onCpuShares, perfAvailable } from './on-cpu-profile.js';
+import { COUNTED_CALLS, countSyscalls, syscallCountingAvailable } from './syscall-counts.js';
 import { largestProfile, summarizeProfileDir, topFrames } from './profile-summary.js';
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
@@ -49,6 +50,13 @@ function throughputBound(depth1: Throughput, depth16: Throughput, aloneRate: num
     `- what bounds it: the server's CPU per run, and at depth 1 the chain each backend waits for between two runs. It kept ${(depth1.serverCores * 100).toFixed(0)}% of one core busy at depth 1 and ${(depth16.serverCores * 100).toFixed(0)}% at depth 16, and one core gives at most ${ceiling(depth1)} and ${ceiling(depth16)} runs/s at the CPU each run took (measured ${depth1.runsPerSecond.toFixed(0)} and ${depth16.runsPerSecond.toFixed(0)}). ` +
     `${SHARE_DEPTH_16 * 100}% of the fake alone is ${(SHARE_DEPTH_16 * aloneRate).toFixed(0)} runs/s, which would take under ${needed.toFixed(2)} ms of server CPU per run for everything runload does with a run: its create, its polls, its claim, its prompt, the backend's socket messages (its outcome among them), its output fetched and stored, and its statements. The main thread's own JavaScript at depth 16, ${depth16.cpuMsPerRunByThread.mainUser.toFixed(2)} ms per run, is ${(depth16.cpuMsPerRunByThread.mainUser / needed).toFixed(1)}× that budget by itself`
   );
+}
+
+/** Each counted call per completed run, with what it is. */
+function callsPerRun(counts: Map<string, number>, runs: number): string {
+  return COUNTED_CALLS.filter(([call]) => counts.has(call))
+    .map(([call, what]) => `${call} ${((counts.get(call) ?? 0) / Math.max(1, runs)).toFixed(1)} (${what})`)
+    .join('; ');
 }
 
 export async function benchDispatch(options: { quick: boolean; say: (line: string) => void }): Promise<void> {
@@ -145,10 +153,16 @@ export async function benchDispatch(options: { quick: boolean; say: (line: strin
       // The same at depth 16, counted only while the server's threads run on a CPU.
       const sampled = await startRunload('dispatch-perf', { RUNLOAD_DISPATCH_DEPTH: '16' }, fake.url);
       const sampledClient = await clientOf(sampled);
-      const [shares] = await Promise.all([onCpuShares(sampled.pid, seconds / 2 - 1), endToEnd(sampledClient, sampled.pid, seconds / 2)]);
+      const sampledSeconds = seconds / 2 - 1;
+      const [shares, calls, sampledRun] = await Promise.all([
+        onCpuShares(sampled.pid, sampledSeconds),
+        syscallCountingAvailable() ? countSyscalls(sampled.pid, sampledSeconds) : Promise.resolve(null),
+        endToEnd(sampledClient, sampled.pid, seconds / 2),
+      ]);
       await sampled.stop();
       const line = shares.filter((s) => s.share >= 0.01).map((s) => `${(s.share * 100).toFixed(0)}% ${s.group}`).join('; ');
       say(`- where the server's CPU time goes (end to end at depth 16, every thread, sampled by \`perf\` only while on a CPU): ${line}`);
+      if (calls) say(`  - its system calls per run in the same round (counted by \`perf\` on the kernel's tracepoints, every thread): ${callsPerRun(calls, sampledRun.runsPerSecond * sampledSeconds)}`);
     }
   }
   await fake.close();
