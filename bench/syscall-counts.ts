@@ -19,7 +19,7 @@ export const COUNTED_CALLS: readonly (readonly [string, string])[] = [
   ['futex', 'threads waiting for and waking each other: each statement handed to libuv\'s pool, and its answer handed back'],
   ['read', 'reads from sockets and files'],
   ['writev', 'socket writes of HTTP answers'],
-  ['write', 'other writes (sockets, files, waking the event loop)'],
+  ['write', 'other writes: sockets, files, waking the event loop'],
   ['fsync', 'files made durable'],
 ];
 
