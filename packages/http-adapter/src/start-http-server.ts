@@ -20,6 +20,7 @@ export interface HttpServerOptions {
   /**
    * Called as the close begins, once the server stops accepting: ends the responses that would
    * never finish by themselves (event streams), so the close does not wait out its grace for them.
+   * The close resolves once it is done as well.
    */
   readonly onClosing?: () => Promise<void>;
 }
@@ -67,16 +68,15 @@ export async function startHttpServer(app: H3, options: HttpServerOptions): Prom
     server,
     url: `http://${host}:${address.port}`,
     port: address.port,
-    close: (graceMs = 10_000) =>
-      new Promise<void>((resolve) => {
-        closing = true;
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-        void options.onClosing?.().catch(() => undefined);
-      }),
+    close: async (graceMs = 10_000) => {
+      closing = true;
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Awaited too: what it cleans up (the streams' slots) still uses the storage, which closes after this.
+      const cleanedUp = options.onClosing?.().catch(() => undefined);
+      await Promise.all([closed, cleanedUp]);
+      clearTimeout(timer);
+    },
   };
 }

@@ -106,6 +106,30 @@ describe('startHttpServer', () => {
     }
   });
 
+  it('calls onClosing as the close begins, and resolves the close only once it is done', async () => {
+    let finishCleanup!: () => void;
+    const cleanup = new Promise<void>((resolve) => (finishCleanup = resolve));
+    let called = 0;
+    const server = await startHttpServer(slowApp(Promise.resolve()), {
+      host: '127.0.0.1',
+      port: 0,
+      onClosing: () => {
+        called += 1;
+        return cleanup;
+      },
+    });
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    expect(called).to.equal(1);
+    // Nothing is connected, so the server itself is closed within a turn of the event loop.
+    await new Promise<void>((resolve) => server.server.once('close', () => resolve()));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed, 'the close resolved before onClosing was done').to.equal(false);
+    finishCleanup();
+    await closing;
+    expect(closed).to.equal(true);
+  });
+
   it('offers the app as a plain node:http listener', async () => {
     const server = http.createServer(toNodeListener(slowApp(Promise.resolve())));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -95,6 +95,8 @@ export class RunStreams {
   /** The next read covers every watched run, not only the waiting ones. */
   private readAll = false;
   private readingPreviews = false;
+  /** Reads and slot writes under way: a stop waits for them, so none is cut off by the storage closing. */
+  private readonly underway = new Set<Promise<unknown>>();
 
   constructor(
     private readonly runs: RunRepository,
@@ -127,7 +129,7 @@ export class RunStreams {
     const close = async () => {
       if (watcher.closed) return;
       this.forget(watcher);
-      await this.slots.release(watcher.holder);
+      await this.release(watcher.holder);
     };
     // Listening before the first read: a change made meanwhile is shown after the record read.
     this.watch(watcher);
@@ -143,7 +145,7 @@ export class RunStreams {
     }
     if (watcher.closed) {
       // Every stream was closed meanwhile (the instance is stopping).
-      await this.slots.release(watcher.holder);
+      await this.release(watcher.holder);
       return close;
     }
     this.send(watcher, await this.view(run));
@@ -153,22 +155,40 @@ export class RunStreams {
     }
     watcher.opened = true;
     // Ended already (its run is finished): its slot is free at once.
-    if (watcher.closed) await this.slots.release(watcher.holder);
+    if (watcher.closed) await this.release(watcher.holder);
     return close;
   }
 
   /**
    * Ends every stream open on this instance, without a terminal record, and frees their slots: the
-   * instance is stopping, and its clients open their streams again (on another instance).
+   * instance is stopping, and its clients open their streams again (on another instance). Resolves
+   * once the streams' work under way is done: every release (those of streams that ended just
+   * before included), and the reads of their runs.
    */
   async closeAll(): Promise<void> {
-    await Promise.all(
-      [...this.watchers].map(async (w) => {
-        w.sink.end();
-        this.forget(w);
-        await this.slots.release(w.holder);
-      }),
-    );
+    const earlier = [...this.underway];
+    const own = [...this.watchers].map((w) => {
+      w.sink.end();
+      this.forget(w);
+      return this.release(w.holder);
+    });
+    // The failures of earlier work are their callers' (a slot not released lapses with its lease).
+    const settled = await Promise.allSettled([...own, ...earlier]);
+    const failed = settled.slice(0, own.length).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Frees a stream's slot. */
+  private release(holder: string): Promise<void> {
+    return this.track(this.slots.release(holder));
+  }
+
+  /** Counts `work` as under way until it settles. */
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.underway.add(work);
+    const done = () => void this.underway.delete(work);
+    work.then(done, done);
+    return work;
   }
 
   private slotUntil(): Date {
@@ -209,7 +229,7 @@ export class RunStreams {
     if (!last) return;
     this.forget(w);
     // While it opens, `open` frees the slot.
-    if (w.opened) void this.slots.release(w.holder).catch(() => undefined);
+    if (w.opened) void this.release(w.holder).catch(() => undefined);
   }
 
   /** A change announced on any instance, of the run a stream watches. */
@@ -260,7 +280,7 @@ export class RunStreams {
   /** `all`: every watched run; else only waiting ones (their place in the queue). */
   private read(all: boolean): Promise<void> {
     this.readAll ||= all;
-    return this.reads.request();
+    return this.track(this.reads.request());
   }
 
   private async readPass(): Promise<void> {
@@ -289,7 +309,7 @@ export class RunStreams {
   private readPreviews(): void {
     if (this.readingPreviews) return;
     this.readingPreviews = true;
-    void this.sendPreviews()
+    void this.track(this.sendPreviews())
       .catch(() => undefined) // a failed read is retried at the next tick
       .finally(() => (this.readingPreviews = false));
   }
@@ -316,6 +336,6 @@ export class RunStreams {
 
   private async renewSlots(): Promise<void> {
     const holders = [...this.watchers].filter((w) => w.run !== null).map((w) => w.holder);
-    await this.slots.renew(holders, this.slotUntil()).catch(() => undefined); // the next renewal tries again
+    await this.track(this.slots.renew(holders, this.slotUntil())).catch(() => undefined); // the next renewal tries again
   }
 }
