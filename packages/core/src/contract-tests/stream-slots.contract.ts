@@ -26,6 +26,17 @@ export function describeStreamSlotsContract(name: string, setup: () => Promise<{
       expect(await slots.acquire(ACCOUNT, randomUUID(), 5, at(2), at(45_002))).to.equal(false);
     });
 
+    it('grants each of a burst of concurrent asks while slots remain, each a slot of its own', async () => {
+      const holders = Array.from({ length: 20 }, () => randomUUID());
+      const granted = await Promise.all(holders.map((h) => slots.acquire(ACCOUNT, h, 20, at(0), at(45_000))));
+      expect(granted.every(Boolean), 'every ask granted').to.equal(true);
+      expect(await slots.acquire(ACCOUNT, randomUUID(), 20, at(0), at(45_000))).to.equal(false);
+      // Each holder has a slot of its own: releasing them one by one frees one slot each time.
+      for (const h of holders.slice(0, 3)) await slots.release(h);
+      const again = await Promise.all(Array.from({ length: 4 }, () => slots.acquire(ACCOUNT, randomUUID(), 20, at(1), at(45_001))));
+      expect(again.filter(Boolean)).to.have.length(3);
+    });
+
     it('lets a slot lapse when its lease is not renewed, and keeps a renewed one', async () => {
       const [a, b] = [randomUUID(), randomUUID()];
       expect(await slots.acquire(ACCOUNT, a, 2, at(0), at(45_000))).to.equal(true);
